@@ -1,0 +1,57 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# nfs-multipath: NFSv3 multipath (remoteports=/localports=) for SunRPC,
+# built as the replaced NFS/SunRPC module set for Debian's 6.12 kernel.
+#
+#   make demo       build what is missing, boot the testbed, show the paths
+#   make check      everything a contributor must pass
+#   make modules    build and stage our module set under build/stage-*/
+#   make deps       install the host packages (idempotent, fast when done)
+
+KSERIES		?= 6.12
+export KSERIES
+
+TOP		:= $(CURDIR)
+BUILD		:= $(TOP)/build
+SELFTESTS	:= tools/testing/selftests/nfs-multipath
+TESTBED		:= scripts/testbed
+TESTBED_OPTS	?=
+TESTS		?=
+
+.PHONY: all deps modules prepare unit checkpatch selftests check demo clean help
+
+all: modules
+
+help:
+	@sed -n 's/^#   //p' Makefile
+
+deps:
+	@scripts/install-deps >/dev/null
+
+prepare: deps
+	@scripts/prepare-tree >/dev/null
+
+modules: deps
+	@scripts/build-modules
+
+unit: deps
+	@scripts/run-unit-tests
+
+checkpatch: prepare
+	@scripts/run-checkpatch
+
+# The selftests run inside the client guest; TESTS= picks some by name.
+selftests: modules
+	@$(TESTBED) $(TESTBED_OPTS) -- $(TOP)/$(SELFTESTS)/run_tests.sh $(TESTS)
+
+check: deps
+	@$(MAKE) --no-print-directory unit
+	@$(MAKE) --no-print-directory checkpatch
+	@$(MAKE) --no-print-directory modules
+	@$(MAKE) --no-print-directory selftests
+
+demo: modules
+	@scripts/demo
+
+clean:
+	rm -rf $(BUILD)
