@@ -1,0 +1,80 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run the nfs-multipath selftests inside the client guest, with KTAP output.
+#
+#   run_tests.sh [TEST...]     TEST is a script name, with or without .sh
+#
+# Every test also fails if the kernel logged a WARN, BUG or oops while it ran.
+# Exits non-zero when any test failed.
+
+set -eu
+
+DIR=$(cd "$(dirname "$0")" && pwd)
+TIMEOUT=${TEST_TIMEOUT:-600}
+
+# Test order: the baseline first; each later issue appends its own.
+ALL_TESTS="
+modules_ours.sh
+rdma_rw.sh
+tcp_rw.sh
+rdma_nconnect.sh
+rdma_each_addr.sh
+"
+
+kernel_trouble() {
+	dmesg | tail -n +"$1" | grep -E 'WARNING:|BUG:|Oops|general protection|Call Trace|RIP:' || true
+}
+
+run_one() {
+	local n=$1 t=$2 name=${2%.sh} start rc trouble
+
+	echo "# selftests: nfs-multipath: $name"
+	start=$(($(dmesg | wc -l) + 1))
+	rm -f /tmp/.ksft-rc
+	(
+		cd "$DIR"
+		rc=0
+		timeout "$TIMEOUT" sh "./$t" || rc=$?
+		echo "$rc" >/tmp/.ksft-rc
+	) 2>&1 | sed 's/^/# /'
+	rc=$(cat /tmp/.ksft-rc 2>/dev/null || echo 1)
+	trouble=$(kernel_trouble "$start")
+	if [ -n "$trouble" ]; then
+		echo "$trouble" | sed 's/^/# dmesg: /'
+		rc=1
+	fi
+	if [ "$rc" = 0 ]; then
+		echo "ok $n selftests: nfs-multipath: $name"
+		return 0
+	fi
+	echo "not ok $n selftests: nfs-multipath: $name # exit=$rc"
+	return 1
+}
+
+main() {
+	local tests="" t n=0 pass=0 failed=0
+
+	for t in "$@"; do
+		case "$t" in *.sh) ;; *) t=$t.sh ;; esac
+		[ -f "$DIR/$t" ] || { echo "run_tests.sh: no test $t" >&2; exit 2; }
+		tests="$tests $t"
+	done
+	[ -n "$tests" ] || tests=$ALL_TESTS
+
+	echo "TAP version 13"
+	echo "1..$(echo $tests | wc -w)"
+	for t in $tests; do
+		n=$((n + 1))
+		if run_one "$n" "$t"; then
+			pass=$((pass + 1))
+		else
+			failed=$((failed + 1))
+		fi
+	done
+	echo "# Totals: pass:$pass fail:$failed xfail:0 xpass:0 skip:0 error:0"
+	echo "selftests: $pass passed, $failed failed"
+	[ "$failed" = 0 ]
+}
+
+main "$@"
