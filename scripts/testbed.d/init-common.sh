@@ -1,0 +1,209 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# PID 1 of both testbed guests (/init): mount the pseudo file systems, load
+# the network/RDMA modules, read the run configuration from the "tbrun" 9p
+# share, configure the data NICs (addresses, policy routing, rxe) and the
+# control link, then hand over to init-server.sh or init-client.sh.
+#
+# /bin/sh is bash in the image (busybox sh would run its own ip/tc/modprobe
+# applets ahead of PATH); this file sticks to POSIX sh plus `local`.
+
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin
+export HOME=/root TERM=dumb
+TB=/usr/lib/testbed
+IP=/usr/sbin/ip
+MODPROBE=/usr/sbin/modprobe
+
+log() {
+	local up
+	read -r up _ </proc/uptime
+	echo "testbed: $* (+${up}s)"
+}
+
+# Tell the host and stop. The host watches the consoles for these lines.
+fatal() {
+	echo "testbed: FATAL: $*"
+	echo "TESTBED-RC=${FATAL_RC:-125}"
+	sync
+	poweroff -f
+	sleep 1000000
+}
+
+mount_basics() {
+	mount -t proc proc /proc
+	mount -t sysfs sysfs /sys
+	mount -t devtmpfs devtmpfs /dev
+	mkdir -p /dev/pts /dev/shm
+	mount -t devpts devpts /dev/pts
+	mount -t tmpfs -o mode=1777 tmpfs /dev/shm
+	mount -t tmpfs -o mode=755 tmpfs /run
+	mount -t tmpfs -o mode=1777 tmpfs /tmp
+	mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null || true
+	mkdir -p /run/rpcbind /run/lock
+	chown 100:65534 /run/rpcbind
+}
+
+parse_cmdline() {
+	local w
+	ROLE=
+	for w in $(cat /proc/cmdline); do
+		case "$w" in
+		testbed.role=*) ROLE=${w#testbed.role=} ;;
+		esac
+	done
+	case "$ROLE" in
+	server) ROLE_NR=1 ;;
+	client) ROLE_NR=2 ;;
+	*) fatal "no testbed.role= on the kernel command line" ;;
+	esac
+	hostname "$ROLE"
+}
+
+load_modules() {
+	# crc32_generic must be there before rdma_rxe ("failed to init crc32").
+	$MODPROBE -a crc32_generic virtio_net 9p 9pnet_virtio configfs ||
+		fatal "modprobe (base) failed"
+	$MODPROBE -a rdma_rxe rdma_cm ib_core ib_uverbs rdma_ucm ||
+		fatal "modprobe (rdma) failed"
+	$MODPROBE -a sch_tbf sch_netem sch_htb sch_prio sch_ingress cls_u32 \
+		cls_matchall ifb 2>/dev/null || log "warning: some qdisc modules failed"
+	mount -t configfs configfs /sys/kernel/config 2>/dev/null || true
+}
+
+mount_9p() {
+	local tag=$1 dir=$2
+	mkdir -p "$dir"
+	mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 "$tag" "$dir" ||
+		fatal "cannot mount 9p $tag at $dir"
+}
+
+read_config() {
+	mount_9p tbrun /testbed-run
+	[ -r /testbed-run/config ] || fatal "no /testbed-run/config"
+	. /testbed-run/config
+}
+
+# addr ROLE_NR K: data address of NIC K of server (1) or client (2).
+data_addr() {
+	if [ "$1" = 1 ]; then
+		echo "10.99.0.$((1 + $2))"
+	else
+		echo "10.99.0.$((11 + $2))"
+	fi
+}
+
+# Rename NICs by MAC: data 52:54:00:99:0R:KK -> ethK, 52:54:00:98:00:0R -> ctl0.
+name_nics() {
+	local d n i=0 mac
+	for d in /sys/class/net/*; do
+		n=${d##*/}
+		# Only real (PCI) NICs: not lo, ifb*, tunnels...
+		[ -e "$d/device" ] || continue
+		$IP link set dev "$n" name "tbtmp$i"
+		i=$((i + 1))
+	done
+	for d in /sys/class/net/tbtmp*; do
+		[ -e "$d" ] || continue
+		mac=$(cat "$d/address")
+		case "$mac" in
+		52:54:00:99:0$ROLE_NR:*) n=eth$((0x${mac##*:})) ;;
+		52:54:00:98:00:0$ROLE_NR) n=ctl0 ;;
+		*) log "warning: unexpected NIC $mac"; continue ;;
+		esac
+		$IP link set dev "${d##*/}" name "$n"
+	done
+}
+
+set_sysctl() {
+	local c
+	for c in "$@"; do
+		echo 1 >/proc/sys/net/ipv4/conf/$c/arp_ignore
+		echo 2 >/proc/sys/net/ipv4/conf/$c/arp_announce
+		echo 0 >/proc/sys/net/ipv4/conf/$c/rp_filter
+	done
+}
+
+# All data NIC configuration as one `ip -batch` (each exec costs under TCG).
+setup_net() {
+	local k me peer other b=/run/testbed-ip.batch
+	$IP link set lo up
+	name_nics
+	set_sysctl all default
+	other=$((3 - ROLE_NR))
+	: >$b
+	k=0
+	while [ "$k" -lt "$LINKS" ]; do
+		[ -e /sys/class/net/eth$k ] || fatal "data NIC eth$k missing"
+		me=$(data_addr "$ROLE_NR" "$k")
+		peer=$(data_addr "$other" "$k")
+		set_sysctl "eth$k"
+		{
+			echo "link set dev eth$k mtu $MTU up"
+			echo "addr add $me/24 dev eth$k"
+			echo "rule add from $me table $((100 + k))"
+			echo "route add 10.99.0.0/24 dev eth$k src $me table $((100 + k))"
+			# Point-to-point links: the peer of ethK is only behind ethK.
+			[ "$TOPOLOGY" = p2p ] && echo "route add $peer/32 dev eth$k src $me"
+		} >>$b
+		k=$((k + 1))
+	done
+	[ -e /sys/class/net/ctl0 ] || fatal "control NIC missing"
+	echo "addr add 10.98.0.$ROLE_NR/24 dev ctl0" >>$b
+	echo "link set dev ctl0 up" >>$b
+	$IP -batch $b || fatal "network setup failed ($(cat $b))"
+}
+
+setup_rxe() {
+	local k=0
+	while [ "$k" -lt "$LINKS" ]; do
+		rdma link add "rxe$k" type rxe netdev "eth$k" ||
+			fatal "rdma link add rxe$k failed"
+		k=$((k + 1))
+	done
+}
+
+write_env() {
+	local k s="" c="" si=""
+	k=0
+	while [ "$k" -lt "$LINKS" ]; do
+		s="$s${s:+ }$(data_addr 1 "$k")"
+		c="$c${c:+ }$(data_addr 2 "$k")"
+		si="$si${si:+ }eth$k"
+		k=$((k + 1))
+	done
+	cat >/etc/testbed.env <<-EOF
+	export PATH=$PATH
+	export HOME=/root
+	export SERVER_ADDRS="$s"
+	export CLIENT_ADDRS="$c"
+	export SERVER_IFS="$si"
+	export CLIENT_IFS="$si"
+	export SERVER=$(data_addr 1 0)
+	export EXPORT=/export
+	export TESTBED_STOCK=$STOCK
+	export TESTBED_LINKS=$LINKS
+	export TESTBED_TOPOLOGY=$TOPOLOGY
+	export TESTBED_MTU=$MTU
+	export TESTBED_ROLE=$ROLE
+	export TESTBED_CTL_SERVER=10.98.0.1
+	export TESTBED_CTL_PORT=5555
+	EOF
+}
+
+main() {
+	mount_basics
+	parse_cmdline
+	log "$ROLE: init started"
+	load_modules
+	read_config
+	log "$ROLE: modules loaded"
+	setup_net
+	setup_rxe
+	write_env
+	log "$ROLE: network up ($LINKS links, $TOPOLOGY, mtu $MTU)"
+	. "$TB/init-$ROLE.sh"
+	fatal "init-$ROLE.sh returned"
+}
+
+main "$@"
