@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Host shim: just enough of the kernel API for net/sunrpc/endpoints.c to
+ * build unmodified as a user-space program (tools/testing/vma style).
+ * Every header under linux/ in this directory includes this file.
+ */
+#ifndef NFS_MULTIPATH_SHIM_H
+#define NFS_MULTIPATH_SHIM_H
+
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int32_t s32;
+typedef unsigned int gfp_t;
+
+#define GFP_KERNEL		0x1u
+#define GFP_ATOMIC		0x2u
+
+#define __counted_by(member)
+#define EXPORT_SYMBOL_GPL(sym)	extern int shim_exported_##sym
+
+#define min_t(type, a, b)	((type)(a) < (type)(b) ? (type)(a) : (type)(b))
+#define max_t(type, a, b)	((type)(a) > (type)(b) ? (type)(a) : (type)(b))
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+
+#define check_mul_overflow(a, b, d)	__builtin_mul_overflow(a, b, d)
+#define check_add_overflow(a, b, d)	__builtin_add_overflow(a, b, d)
+#define struct_size(p, member, n) \
+	(sizeof(*(p)) + sizeof((p)->member[0]) * (size_t)(n))
+
+/* Allocations; shim_fail_alloc > 0 makes the n-th next one fail */
+extern int shim_fail_alloc;
+extern long shim_live_allocs;
+void *kmalloc(size_t size, gfp_t gfp);
+void *kzalloc(size_t size, gfp_t gfp);
+void *kmemdup(const void *src, size_t size, gfp_t gfp);
+void kfree(const void *p);
+
+void sort(void *base, size_t num, size_t size,
+	  int (*cmp)(const void *, const void *),
+	  void (*swap)(void *, void *, int));
+
+unsigned long gcd(unsigned long a, unsigned long b);
+
+/* Kernel semantics: 1 on success, 0 on failure, *end where parsing stopped */
+int in4_pton(const char *src, int srclen, u8 *dst, int delim,
+	     const char **end);
+int in6_pton(const char *src, int srclen, u8 *dst, int delim,
+	     const char **end);
+
+/*
+ * Kernel-style printing: supports %%, %c, %d, %u, %x, %zu, %s, %.*s and
+ * the kernel extensions %pI4 and %pI6c; anything else aborts.
+ */
+int scnprintf(char *buf, size_t size, const char *fmt, ...);
+int shim_snprintf(char *buf, size_t size, const char *fmt, ...);
+ssize_t strscpy(char *dst, const char *src, size_t size);
+
+#endif /* NFS_MULTIPATH_SHIM_H */
