@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Multipath RPC clients: tie endpoint sets to the network stack.
+ *
+ * The transports of one rpc_clnt are placed over remote and local
+ * endpoints by rpc_endpoints_place().  This file resolves local endpoints
+ * in a network namespace, aims each new transport at its pair, and shows
+ * the pairs.
+ */
+
+#include <linux/inetdevice.h>
+#include <linux/jhash.h>
+#include <linux/netdevice.h>
+#include <linux/seq_file.h>
+#include <linux/utsname.h>
+#include <net/addrconf.h>
+#include <net/if_inet6.h>
+
+#include <linux/sunrpc/addr.h>
+#include <linux/sunrpc/clnt.h>
+#include <linux/sunrpc/xprt.h>
+#include <linux/sunrpc/clnt_endpoints.h>
+
+static size_t rpc_endpoint_addrlen(sa_family_t family)
+{
+	return family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+				    sizeof(struct sockaddr_in);
+}
+
+static int rpc_endpoint_fail(struct rpc_endpoint_error *err,
+			     const char *reason, const struct rpc_endpoint *ep)
+{
+	err->reason = reason;
+	if (ep->ifname[0])
+		strscpy(err->item, ep->ifname, sizeof(err->item));
+	else
+		snprintf(err->item, sizeof(err->item), "%pISc", &ep->sa);
+	return -EINVAL;
+}
+
+/* The primary IPv4 address of @dev */
+static int rpc_endpoint_from_dev4(struct net_device *dev,
+				  struct rpc_endpoint *ep)
+{
+	const struct in_ifaddr *ifa;
+	struct in_device *in_dev;
+	int ret = -EADDRNOTAVAIL;
+
+	rcu_read_lock();
+	in_dev = __in_dev_get_rcu(dev);
+	if (in_dev) {
+		in_dev_for_each_ifa_rcu(ifa, in_dev) {
+			if (ifa->ifa_flags & IFA_F_SECONDARY)
+				continue;
+			ep->sin.sin_family = AF_INET;
+			ep->sin.sin_addr.s_addr = ifa->ifa_local;
+			ret = 0;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return ret;
+}
+
+/* The first usable global IPv6 address of @dev */
+static int rpc_endpoint_from_dev6(struct net_device *dev,
+				  struct rpc_endpoint *ep)
+{
+	const struct inet6_ifaddr *ifp;
+	struct inet6_dev *idev;
+	int ret = -EADDRNOTAVAIL;
+
+	rcu_read_lock();
+	idev = __in6_dev_get(dev);
+	if (idev) {
+		read_lock_bh(&idev->lock);
+		list_for_each_entry(ifp, &idev->addr_list, if_list) {
+			if (ifp->flags & (IFA_F_TENTATIVE | IFA_F_DADFAILED))
+				continue;
+			if (ipv6_addr_type(&ifp->addr) & IPV6_ADDR_LINKLOCAL)
+				continue;
+			ep->sin6.sin6_family = AF_INET6;
+			ep->sin6.sin6_addr = ifp->addr;
+			ret = 0;
+			break;
+		}
+		read_unlock_bh(&idev->lock);
+	}
+	rcu_read_unlock();
+	return ret;
+}
+
+static int rpc_endpoint_from_ifname(struct net *net, sa_family_t family,
+				    struct rpc_endpoint *ep,
+				    struct rpc_endpoint_error *err)
+{
+	struct net_device *dev;
+	int ret;
+
+	dev = dev_get_by_name(net, ep->ifname);
+	if (!dev)
+		return rpc_endpoint_fail(err, "unknown interface", ep);
+	if (family == AF_INET6)
+		ret = rpc_endpoint_from_dev6(dev, ep);
+	else
+		ret = rpc_endpoint_from_dev4(dev, ep);
+	dev_put(dev);
+	if (ret)
+		return rpc_endpoint_fail(err, "interface has no address", ep);
+	ep->ifname[0] = '\0';
+	return 0;
+}
+
+static bool rpc_endpoint_is_local(struct net *net,
+				  const struct rpc_endpoint *ep)
+{
+	bool found;
+
+	if (ep->sa.sa_family == AF_INET6)
+		return ipv6_chk_addr(net, &ep->sin6.sin6_addr, NULL, 0);
+	rcu_read_lock();
+	found = __ip_dev_find(net, ep->sin.sin_addr.s_addr, false);
+	rcu_read_unlock();
+	return found;
+}
+
+/**
+ * rpc_endpoints_resolve_local - make a set of local endpoints usable
+ * @net: network namespace of the mount
+ * @set: parsed set, which may hold interface names
+ * @family: address family of the remote side
+ * @err: on failure, the reason and the item refused
+ *
+ * Replaces each interface name with that interface's primary address of
+ * @family, checks that every address is configured on this host, and
+ * finishes the set (sorted, no duplicates, one family).
+ *
+ * Return: 0 on success, or a negative errno with @err filled in.
+ */
+int rpc_endpoints_resolve_local(struct net *net, struct rpc_endpoint_set *set,
+				sa_family_t family,
+				struct rpc_endpoint_error *err)
+{
+	struct rpc_endpoint *ep;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < set->count; i++) {
+		ep = &set->ep[i];
+		if (ep->ifname[0]) {
+			ret = rpc_endpoint_from_ifname(net, family, ep, err);
+			if (ret)
+				return ret;
+		} else if (!rpc_endpoint_is_local(net, ep)) {
+			return rpc_endpoint_fail(err,
+						 "address not configured on this host",
+						 ep);
+		}
+	}
+	return rpc_endpoints_finish(set, err);
+}
+EXPORT_SYMBOL_GPL(rpc_endpoints_resolve_local);
+
+/**
+ * rpc_endpoints_client_offset - where this client starts in the remotes
+ * @local: local endpoints of the mount, or NULL
+ *
+ * A stable hash of the node name and the first local endpoint, so that
+ * many clients with fewer transports than remote endpoints spread over
+ * all of them, and one client keeps its choice across mounts.
+ *
+ * Return: the offset (reduce it modulo the number of remote endpoints).
+ */
+unsigned int rpc_endpoints_client_offset(const struct rpc_endpoint_set *local)
+{
+	const char *node = utsname()->nodename;
+	const struct rpc_endpoint *ep;
+	u32 hash;
+
+	hash = jhash(node, strnlen(node, __NEW_UTS_LEN), 0);
+	if (!local || !local->count)
+		return hash;
+	ep = &local->ep[0];
+	if (ep->sa.sa_family == AF_INET6)
+		return jhash(&ep->sin6.sin6_addr, sizeof(ep->sin6.sin6_addr),
+			     hash);
+	return jhash_1word(ep->sin.sin_addr.s_addr, hash);
+}
+EXPORT_SYMBOL_GPL(rpc_endpoints_client_offset);
+
+static void rpc_endpoint_copy_addr(struct sockaddr_storage *dst,
+				   const struct rpc_endpoint *ep,
+				   unsigned short port)
+{
+	memset(dst, 0, sizeof(*dst));
+	memcpy(dst, &ep->sa, rpc_endpoint_addrlen(ep->sa.sa_family));
+	rpc_set_port((struct sockaddr *)dst, port);
+}
+
+/**
+ * rpc_endpoints_xprt_args - aim one transport of a multipath client
+ * @cfg: endpoint configuration of the client
+ * @i: index of the transport, from 0
+ * @xprtargs: transport creation arguments, aimed at the server
+ * @addrs: storage for the addresses, live until the transport exists
+ *
+ * Points @xprtargs at the remote endpoint that placement gives transport
+ * @i, on the server's port, and binds it to its local endpoint.  Either
+ * part is skipped when @cfg has no such set.
+ */
+void rpc_endpoints_xprt_args(const struct rpc_endpoint_config *cfg,
+			     unsigned int i, struct xprt_create *xprtargs,
+			     struct rpc_endpoint_addrs *addrs)
+{
+	unsigned int nr_remote = cfg->remote ? cfg->remote->count : 0;
+	unsigned int nr_local = cfg->local ? cfg->local->count : 0;
+	unsigned int remote, local;
+
+	rpc_endpoints_place(i, nr_remote, nr_local, cfg->offset,
+			    &remote, &local);
+	if (cfg->remote) {
+		rpc_endpoint_copy_addr(&addrs->dst, &cfg->remote->ep[remote],
+				       rpc_get_port(xprtargs->dstaddr));
+		xprtargs->dstaddr = (struct sockaddr *)&addrs->dst;
+		xprtargs->addrlen = rpc_endpoint_addrlen(cfg->remote->family);
+	}
+	if (cfg->local) {
+		rpc_endpoint_copy_addr(&addrs->src, &cfg->local->ep[local], 0);
+		xprtargs->srcaddr = (struct sockaddr *)&addrs->src;
+	}
+}
+EXPORT_SYMBOL_GPL(rpc_endpoints_xprt_args);
+
+/**
+ * rpc_endpoint_config_copy - duplicate an endpoint configuration
+ * @dst: destination, overwritten
+ * @src: source, or NULL for an empty configuration
+ * @gfp: allocation flags
+ *
+ * Return: 0 on success, or -ENOMEM with @dst left empty.
+ */
+int rpc_endpoint_config_copy(struct rpc_endpoint_config *dst,
+			     const struct rpc_endpoint_config *src, gfp_t gfp)
+{
+	memset(dst, 0, sizeof(*dst));
+	if (!src)
+		return 0;
+	dst->offset = src->offset;
+	if (src->remote) {
+		dst->remote = rpc_endpoints_dup(src->remote, gfp);
+		if (!dst->remote)
+			return -ENOMEM;
+	}
+	if (src->local) {
+		dst->local = rpc_endpoints_dup(src->local, gfp);
+		if (!dst->local) {
+			rpc_endpoint_config_free(dst);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+EXPORT_SYMBOL_GPL(rpc_endpoint_config_copy);
+
+/**
+ * rpc_endpoint_config_free - release the sets of a configuration
+ * @cfg: configuration to empty
+ */
+void rpc_endpoint_config_free(struct rpc_endpoint_config *cfg)
+{
+	rpc_endpoints_free(cfg->remote);
+	rpc_endpoints_free(cfg->local);
+	cfg->remote = NULL;
+	cfg->local = NULL;
+}
+EXPORT_SYMBOL_GPL(rpc_endpoint_config_free);
+
+/**
+ * rpc_endpoint_config_equal - do two configurations place alike
+ * @a: a configuration, or NULL for none
+ * @b: another one, or NULL
+ *
+ * Return: true when both have equal sets and offset, or neither has sets.
+ */
+bool rpc_endpoint_config_equal(const struct rpc_endpoint_config *a,
+			       const struct rpc_endpoint_config *b)
+{
+	bool active = rpc_endpoint_config_active(a);
+
+	if (active != rpc_endpoint_config_active(b))
+		return false;
+	if (!active)
+		return true;
+	return rpc_endpoints_equal(a->remote, b->remote) &&
+	       rpc_endpoints_equal(a->local, b->local) &&
+	       a->offset == b->offset;
+}
+EXPORT_SYMBOL_GPL(rpc_endpoint_config_equal);
+
+static const char *rpc_xprt_state_name(struct rpc_xprt *xprt)
+{
+	if (test_bit(XPRT_OFFLINE, &xprt->state))
+		return "offline";
+	if (xprt_connected(xprt))
+		return "connected";
+	if (xprt_connecting(xprt))
+		return "connecting";
+	return "idle";
+}
+
+struct rpc_show_endpoints_ctx {
+	struct seq_file	*seq;
+	unsigned int	index;
+};
+
+static int rpc_show_one_endpoint(struct rpc_clnt *clnt, struct rpc_xprt *xprt,
+				 void *data)
+{
+	struct rpc_show_endpoints_ctx *ctx = data;
+	char src[INET6_ADDRSTRLEN + 8] = "*";
+
+	if (xprt_connected(xprt) && xprt->ops->get_srcaddr &&
+	    xprt->ops->get_srcaddr(xprt, src, sizeof(src)) < 0)
+		strscpy(src, "*", sizeof(src));
+	seq_printf(ctx->seq, "\tendpoint:\t%u %s %s -> %s port %s %s\n",
+		   ctx->index++, xprt->address_strings[RPC_DISPLAY_NETID], src,
+		   xprt->address_strings[RPC_DISPLAY_ADDR],
+		   xprt->address_strings[RPC_DISPLAY_PORT],
+		   rpc_xprt_state_name(xprt));
+	return 0;
+}
+
+/**
+ * rpc_clnt_show_endpoints - show the local -> remote pair of each transport
+ * @seq: output, e.g. /proc/self/mountstats
+ * @clnt: client whose transports to show
+ *
+ * One "endpoint:" line per transport: index, netid, source address (or
+ * "*" while not connected), remote address, port and state.
+ */
+void rpc_clnt_show_endpoints(struct seq_file *seq, struct rpc_clnt *clnt)
+{
+	struct rpc_show_endpoints_ctx ctx = { .seq = seq };
+
+	rpc_clnt_iterate_for_each_xprt(clnt, rpc_show_one_endpoint, &ctx);
+}
+EXPORT_SYMBOL_GPL(rpc_clnt_show_endpoints);
