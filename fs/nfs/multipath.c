@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NFS multipath mounts: the remoteports= and localports= options.
+ *
+ * remoteports= names the server endpoints that carry the data transports
+ * of a mount; the mount address stays the server's identity.  localports=
+ * names local endpoints, by address or interface name, that the transports
+ * are bound to.  The nconnect transports are placed over both sets by
+ * rpc_endpoints_place().
+ */
+
+#include <linux/fs_context.h>
+#include <linux/fs_parser.h>
+#include <linux/minmax.h>
+#include <linux/nfs_fs.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/sunrpc/xprt.h>
+
+#include "internal.h"
+#include "multipath.h"
+
+/* Longest text form of a set */
+#define NFS_ENDPOINTS_TEXT_MAX	(RPC_ENDPOINTS_MAX * (INET6_ADDRSTRLEN + 1))
+
+static int nfs_endpoints_invalf(struct fs_context *fc, const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	/* errorf() reaches dmesg only when there is no fs_context log */
+	if (fc->log.log)
+		pr_err("NFS: %pV\n", &vaf);
+	errorf(fc, "NFS: %pV", &vaf);
+	va_end(args);
+	return -EINVAL;
+}
+
+static int nfs_endpoints_error(struct fs_context *fc, const char *option,
+			       const struct rpc_endpoint_error *err)
+{
+	return nfs_endpoints_invalf(fc, "%s: %s: '%s'", option, err->reason,
+				    err->item);
+}
+
+static const char *nfs_endpoints_option(bool local)
+{
+	return local ? "localports" : "remoteports";
+}
+
+/* Interface names in localports= stay until nfs_validate_endpoints() */
+static int nfs_parse_endpoints(struct fs_context *fc, bool local,
+			       const char *value)
+{
+	struct nfs_fs_context *ctx = nfs_fc2context(fc);
+	struct rpc_endpoint_set **setp, *set;
+	struct rpc_endpoint_error err = { };
+	int ret;
+
+	ret = rpc_endpoints_parse(value, local ? RPC_ENDPOINTS_IFNAMES : 0,
+				  &set, &err);
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret)
+		return nfs_endpoints_error(fc, nfs_endpoints_option(local),
+					   &err);
+	setp = local ? &ctx->endpoints.local : &ctx->endpoints.remote;
+	rpc_endpoints_free(*setp);
+	*setp = set;
+	return 0;
+}
+
+enum nfs_endpoint_param {
+	nfs_param_localports,
+	nfs_param_remoteports,
+	nfs_param_remoteports_offset,
+};
+
+static const struct fs_parameter_spec nfs_endpoint_parameters[] = {
+	fsparam_string("localports",		nfs_param_localports),
+	fsparam_string("remoteports",		nfs_param_remoteports),
+	fsparam_u32("remoteports_offset",	nfs_param_remoteports_offset),
+	{}
+};
+
+/**
+ * nfs_parse_endpoint_param - parse one of the multipath mount options
+ * @fc: mount context
+ * @param: the option
+ *
+ * Handles remoteports=, localports= and remoteports_offset=.  A repeated
+ * option replaces the earlier one.
+ *
+ * Return: 0 when parsed, -ENOPARAM when @param is another option, or
+ * -EINVAL with a message that names the bad item.
+ */
+int nfs_parse_endpoint_param(struct fs_context *fc, struct fs_parameter *param)
+{
+	struct nfs_fs_context *ctx = nfs_fc2context(fc);
+	struct fs_parse_result result;
+	int opt;
+
+	opt = fs_parse(fc, nfs_endpoint_parameters, param, &result);
+	if (opt < 0)
+		return opt;
+	switch (opt) {
+	case nfs_param_remoteports_offset:
+		ctx->endpoints.offset = result.uint_32;
+		ctx->endpoints_offset_set = true;
+		return 0;
+	case nfs_param_localports:
+		return nfs_parse_endpoints(fc, true, param->string);
+	default:
+		return nfs_parse_endpoints(fc, false, param->string);
+	}
+}
+
+static unsigned int nfs_endpoints_count(const struct rpc_endpoint_set *set)
+{
+	return set ? set->count : 0;
+}
+
+/**
+ * nfs_validate_endpoints - check the endpoint options against the mount
+ * @fc: mount context, with the transport protocol settled
+ *
+ * Resolves localports= in the mount's network namespace, checks version,
+ * transport and address families, defaults nconnect to the larger set,
+ * and derives the offset into the remote endpoints unless pinned.
+ *
+ * Return: 0, or -EINVAL with a message that names the bad item.
+ */
+int nfs_validate_endpoints(struct fs_context *fc)
+{
+	struct nfs_fs_context *ctx = nfs_fc2context(fc);
+	struct rpc_endpoint_config *cfg = &ctx->endpoints;
+	struct rpc_endpoint_error err = { };
+	sa_family_t family;
+	unsigned int want;
+	int ret;
+
+	if (!rpc_endpoint_config_active(cfg))
+		return 0;
+	if (ctx->version != 3)
+		return nfs_endpoints_invalf(fc,
+			"remoteports= and localports= need vers=3, not vers=%u",
+			ctx->version);
+	switch (ctx->nfs_server.protocol) {
+	case XPRT_TRANSPORT_TCP:
+	case XPRT_TRANSPORT_RDMA:
+		break;
+	default:
+		return nfs_endpoints_invalf(fc,
+			"remoteports= and localports= need proto=tcp or proto=rdma, not '%s'",
+			ctx->nfs_server.protocol == XPRT_TRANSPORT_UDP ?
+			"udp" : "other");
+	}
+
+	family = cfg->remote ? cfg->remote->family :
+			       ctx->nfs_server.address.sa_family;
+	if (cfg->local) {
+		ret = rpc_endpoints_resolve_local(fc->net_ns, cfg->local,
+						  family, &err);
+		if (ret)
+			return nfs_endpoints_error(fc, "localports", &err);
+		if (cfg->local->family != family) {
+			err.reason = "address family differs from the server's";
+			snprintf(err.item, sizeof(err.item), "%pISc",
+				 &cfg->local->ep[0].sa);
+			return nfs_endpoints_error(fc, "localports", &err);
+		}
+	}
+
+	if (!ctx->nfs_server.nconnect) {
+		want = max(nfs_endpoints_count(cfg->remote),
+			   nfs_endpoints_count(cfg->local));
+		ctx->nfs_server.nconnect = min_t(unsigned int, want,
+						 NFS_MAX_CONNECTIONS);
+	}
+	if (!ctx->endpoints_offset_set)
+		cfg->offset = rpc_endpoints_client_offset(cfg->local);
+	if (cfg->remote)
+		cfg->offset %= cfg->remote->count;
+	return 0;
+}
+
+/**
+ * nfs_client_endpoints_match - may a mount share this nfs_client
+ * @clp: existing client
+ * @data: what the new mount asks for
+ *
+ * Mounts that use endpoint sets share a client only when the sets, the
+ * offset and nconnect are all equal: otherwise their transports differ.
+ *
+ * Return: true when they may share.
+ */
+bool nfs_client_endpoints_match(const struct nfs_client *clp,
+				const struct nfs_client_initdata *data)
+{
+	if (!rpc_endpoint_config_equal(&clp->cl_endpoints, data->endpoints))
+		return false;
+	return !rpc_endpoint_config_active(data->endpoints) ||
+	       clp->cl_nconnect == data->nconnect;
+}
+
+static void nfs_show_endpoint_set(struct seq_file *m, const char *option,
+				  const struct rpc_endpoint_set *set,
+				  char *buf)
+{
+	if (set && rpc_endpoints_format(set, buf, NFS_ENDPOINTS_TEXT_MAX) > 0)
+		seq_printf(m, ",%s=%s", option, buf);
+}
+
+/**
+ * nfs_show_endpoint_options - show the endpoint options of a mount
+ * @m: /proc/mounts output
+ * @clp: the mount's client
+ *
+ * Shows remoteports=, localports= (resolved to addresses) and
+ * remoteports_offset= in canonical form: consecutive addresses are
+ * folded into ranges.  The text parses back to the same sets.
+ */
+void nfs_show_endpoint_options(struct seq_file *m,
+			       const struct nfs_client *clp)
+{
+	const struct rpc_endpoint_config *cfg = &clp->cl_endpoints;
+	char *buf;
+
+	if (!rpc_endpoint_config_active(cfg))
+		return;
+	buf = kmalloc(NFS_ENDPOINTS_TEXT_MAX, GFP_KERNEL);
+	if (!buf)
+		return;
+	nfs_show_endpoint_set(m, "remoteports", cfg->remote, buf);
+	nfs_show_endpoint_set(m, "localports", cfg->local, buf);
+	if (cfg->remote)
+		seq_printf(m, ",remoteports_offset=%u", cfg->offset);
+	kfree(buf);
+}

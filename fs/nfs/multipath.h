@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * NFS multipath mounts: the remoteports= and localports= options.
+ */
+#ifndef __LINUX_FS_NFS_MULTIPATH_H
+#define __LINUX_FS_NFS_MULTIPATH_H
+
+#include <linux/sunrpc/clnt_endpoints.h>
+
+struct fs_context;
+struct fs_parameter;
+struct nfs_client;
+struct nfs_client_initdata;
+struct seq_file;
+
+int nfs_parse_endpoint_param(struct fs_context *fc, struct fs_parameter *param);
+int nfs_validate_endpoints(struct fs_context *fc);
+bool nfs_client_endpoints_match(const struct nfs_client *clp,
+				const struct nfs_client_initdata *data);
+void nfs_show_endpoint_options(struct seq_file *m,
+			       const struct nfs_client *clp);
+
+#endif /* __LINUX_FS_NFS_MULTIPATH_H */
