@@ -18,7 +18,7 @@ TESTBED		:= scripts/testbed
 TESTBED_OPTS	?=
 TESTS		?=
 
-.PHONY: all deps modules prepare unit checkpatch selftests check demo clean help
+.PHONY: all deps modules prepare unit checkpatch docs helpers selftests check demo clean help
 
 all: modules
 
@@ -40,6 +40,9 @@ unit: deps
 checkpatch: prepare
 	@scripts/run-checkpatch
 
+docs: deps
+	@scripts/check-docs
+
 # The selftests run inside the client guest; TESTS= picks some by name.
 selftests: modules
 	@$(TESTBED) $(TESTBED_OPTS) -- $(TOP)/$(SELFTESTS)/run_tests.sh $(TESTS)
@@ -47,6 +50,7 @@ selftests: modules
 check: deps
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory checkpatch
+	@$(MAKE) --no-print-directory docs
 	@$(MAKE) --no-print-directory modules
 	@$(MAKE) --no-print-directory selftests
 
