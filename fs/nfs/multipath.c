@@ -146,8 +146,8 @@ int nfs_validate_endpoints(struct fs_context *fc)
 		return 0;
 	if (ctx->version != 3)
 		return nfs_endpoints_invalf(fc,
-			"remoteports= and localports= need vers=3, not vers=%u",
-			ctx->version);
+			"remoteports= and localports= need vers=3, not vers=%u.%u",
+			ctx->version, ctx->minorversion);
 	switch (ctx->nfs_server.protocol) {
 	case XPRT_TRANSPORT_TCP:
 	case XPRT_TRANSPORT_RDMA:

@@ -184,7 +184,7 @@ unsigned int rpc_endpoints_client_offset(const struct rpc_endpoint_set *local)
 	if (ep->sa.sa_family == AF_INET6)
 		return jhash(&ep->sin6.sin6_addr, sizeof(ep->sin6.sin6_addr),
 			     hash);
-	return jhash_1word(ep->sin.sin_addr.s_addr, hash);
+	return jhash_1word((__force u32)ep->sin.sin_addr.s_addr, hash);
 }
 EXPORT_SYMBOL_GPL(rpc_endpoints_client_offset);
 

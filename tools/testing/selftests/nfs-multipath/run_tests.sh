@@ -20,6 +20,12 @@ rdma_rw.sh
 tcp_rw.sh
 rdma_nconnect.sh
 rdma_each_addr.sh
+mp_rdma_spread.sh
+mp_localports_matters.sh
+mp_tcp_spread.sh
+mp_ifnames.sh
+mp_proc_mounts.sh
+mp_bad_input.sh
 "
 
 kernel_trouble() {
