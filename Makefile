@@ -18,7 +18,7 @@ TESTBED		:= scripts/testbed
 TESTBED_OPTS	?=
 TESTS		?=
 
-.PHONY: all deps modules prepare unit checkpatch docs helpers selftests check demo clean help
+.PHONY: all deps modules prepare unit checkpatch sparse docs selftests run-selftests check demo clean help
 
 all: modules
 
@@ -40,11 +40,18 @@ unit: deps
 checkpatch: prepare
 	@scripts/run-checkpatch
 
+sparse: prepare
+	@scripts/run-sparse
+
 docs: deps
 	@scripts/check-docs
 
 # The selftests run inside the client guest; TESTS= picks some by name.
 selftests: modules
+	@$(MAKE) --no-print-directory run-selftests
+
+run-selftests: deps
+	@$(MAKE) -s -C $(SELFTESTS) helpers
 	@$(TESTBED) $(TESTBED_OPTS) -- $(TOP)/$(SELFTESTS)/run_tests.sh $(TESTS)
 
 check: deps
@@ -52,7 +59,8 @@ check: deps
 	@$(MAKE) --no-print-directory checkpatch
 	@$(MAKE) --no-print-directory docs
 	@$(MAKE) --no-print-directory modules
-	@$(MAKE) --no-print-directory selftests
+	@$(MAKE) --no-print-directory sparse
+	@$(MAKE) --no-print-directory run-selftests
 
 demo: modules
 	@scripts/demo
