@@ -193,7 +193,8 @@ int nfs_validate_endpoints(struct fs_context *fc)
  * @data: what the new mount asks for
  *
  * Mounts that use endpoint sets share a client only when the sets, the
- * offset and nconnect are all equal: otherwise their transports differ.
+ * offset, nconnect and the reserved port choice are all equal: otherwise
+ * their transports differ.
  *
  * Return: true when they may share.
  */
@@ -202,8 +203,11 @@ bool nfs_client_endpoints_match(const struct nfs_client *clp,
 {
 	if (!rpc_endpoint_config_equal(&clp->cl_endpoints, data->endpoints))
 		return false;
-	return !rpc_endpoint_config_active(data->endpoints) ||
-	       clp->cl_nconnect == data->nconnect;
+	if (!rpc_endpoint_config_active(data->endpoints))
+		return true;
+	return clp->cl_nconnect == data->nconnect &&
+	       test_bit(NFS_CS_NORESVPORT, &clp->cl_flags) ==
+	       test_bit(NFS_CS_NORESVPORT, &data->init_flags);
 }
 
 static void nfs_show_endpoint_set(struct seq_file *m, const char *option,

@@ -359,7 +359,8 @@ par_read_sums() {
 # mp_transfer OPTIONS MIB PROTO: through a mount with OPTIONS, write MIB
 # MiB of random data with 8 parallel streams, remount, read it back over
 # the wire, and check the data at the source, the server and the read.
-# The per-NIC byte shares of the transfer are left in NIC_SHARES.
+# The per-NIC byte shares of the transfer are left in NIC_SHARES; the
+# mount is gone afterwards.
 mp_transfer() {
 	local opts=$1 mib=$2 src=/tmp/nfsmp-data file want got srv sum before
 	local streams=8
@@ -385,4 +386,5 @@ mp_transfer() {
 	log "ok: $mib MiB verified at the source, the server and read back"
 	echo "$NIC_SHARES" | sed 's/^/nic share: /; s/$/ %/'
 	rm -f "$file"
+	nfs_umount
 }
