@@ -3,8 +3,9 @@
 # Client half of the testbed init, sourced by init-common.sh: load the NFS
 # client modules (ours unless --stock), check which sunrpc got loaded,
 # mount the shared host directories, wait for the server, run the command
-# with its output on the "testbed.out" virtio port, report its status on
-# the console as TESTBED-RC=<n> and power off.
+# with its output on the "testbed.out" virtio port (or, with --shell, an
+# interactive bash on the console), report its status on the console as
+# TESTBED-RC=<n> and power off.
 
 SERVER_WAIT=${SERVER_WAIT:-240}
 
@@ -74,6 +75,31 @@ run_cmd() {
 	sleep 1000000
 }
 
+# --shell: bash -i on the serial console, which is the host's terminal,
+# as a session leader with the console as its controlling tty (job
+# control, ^C). Same environment and cwd as run_cmd; TBSHELL_TERM and
+# TBSHELL_SIZE ("rows cols") come from the host.
+run_shell() {
+	local rc t tty=/dev/ttyS0
+	for t in "${TBSHELL_TERM:-vt100}" "${TBSHELL_TERM%%-*}" vt100; do
+		[ -f "/usr/lib/terminfo/${t%"${t#?}"}/$t" ] && break
+	done
+	export TERM=$t
+	set -- $TBSHELL_SIZE
+	[ $# = 2 ] && stty -F $tty rows "$1" cols "$2" 2>/dev/null
+	cat >/run/testbed-shell.rc <<-'EOF'
+	PS1='\u@\h:\w\$ '
+	EOF
+	log "server ready, starting shell (TERM=$TERM); exit it to power off"
+	(cd "$REPO" && exec setsid -c bash --rcfile /run/testbed-shell.rc -i) \
+		<$tty >$tty 2>&1
+	rc=$?
+	sync
+	echo "TESTBED-RC=$rc"
+	poweroff -f
+	sleep 1000000
+}
+
 $MODPROBE sunrpc || fatal "modprobe sunrpc"
 check_sunrpc
 load_nfs_client
@@ -82,5 +108,8 @@ start_client_daemons
 . /etc/testbed.env
 log "client up, waiting for server $SERVER"
 wait_server
+if [ "${TBSHELL:-0}" = 1 ]; then
+	run_shell
+fi
 log "server ready, starting command"
 run_cmd

@@ -181,6 +181,8 @@ add_etc() {
 		[ -e "$f" ] && copy_file "$f"
 	done
 	[ -d /etc/iproute2 ] && cp -a /etc/iproute2 "$ROOT/etc/"
+	# ncurses-base's few terminal types, for readline in --shell.
+	[ -d /lib/terminfo ] && cp -a /lib/terminfo/. "$ROOT/usr/lib/terminfo/"
 	mkdir -p "$ROOT/etc/ld.so.conf.d"
 	echo "include /etc/ld.so.conf.d/*.conf" >"$ROOT/etc/ld.so.conf"
 	ldconfig -r "$ROOT" 2>/dev/null || true
