@@ -304,16 +304,3 @@ int scnprintf(char *buf, size_t size, const char *fmt, ...)
 	va_end(ap);
 	return out.len;
 }
-
-int shim_snprintf(char *buf, size_t size, const char *fmt, ...)
-{
-	struct shim_out out = { .buf = buf, .size = size };
-	va_list ap;
-
-	if (size)
-		buf[0] = '\0';
-	va_start(ap, fmt);
-	shim_vformat(&out, fmt, ap);
-	va_end(ap);
-	return out.len;
-}

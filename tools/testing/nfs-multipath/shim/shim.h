@@ -66,7 +66,6 @@ int in6_pton(const char *src, int srclen, u8 *dst, int delim,
  * the kernel extensions %pI4 and %pI6c; anything else aborts.
  */
 int scnprintf(char *buf, size_t size, const char *fmt, ...);
-int shim_snprintf(char *buf, size_t size, const char *fmt, ...);
 ssize_t strscpy(char *dst, const char *src, size_t size);
 
 #endif /* NFS_MULTIPATH_SHIM_H */
