@@ -93,6 +93,15 @@ data_addr() {
 	fi
 }
 
+# The IPv6 twin of data_addr: fd99::1.. on the server, fd99::11.. here.
+data_addr6() {
+	if [ "$1" = 1 ]; then
+		echo "fd99::$((1 + $2))"
+	else
+		echo "fd99::1$((1 + $2))"
+	fi
+}
+
 # Rename NICs by MAC: data 52:54:00:99:0R:KK -> ethK, 52:54:00:98:00:0R -> ctl0.
 name_nics() {
 	local d n i=0 mac
@@ -126,16 +135,18 @@ set_sysctl() {
 
 # All data NIC configuration as one `ip -batch` (each exec costs under TCG).
 setup_net() {
-	local k me peer other b=/run/testbed-ip.batch
+	local k me me6 peer other b=/run/testbed-ip.batch b6=/run/testbed-ip6.batch
 	$IP link set lo up
 	name_nics
 	set_sysctl all default
 	other=$((3 - ROLE_NR))
 	: >$b
+	: >$b6
 	k=0
 	while [ "$k" -lt "$LINKS" ]; do
 		[ -e /sys/class/net/eth$k ] || fatal "data NIC eth$k missing"
 		me=$(data_addr "$ROLE_NR" "$k")
+		me6=$(data_addr6 "$ROLE_NR" "$k")
 		peer=$(data_addr "$other" "$k")
 		set_sysctl "eth$k"
 		{
@@ -145,13 +156,21 @@ setup_net() {
 			echo "route add 10.99.0.0/24 dev eth$k src $me table $((100 + k))"
 			# Point-to-point links: the peer of ethK is only behind ethK.
 			[ "$TOPOLOGY" = p2p ] && echo "route add $peer/32 dev eth$k src $me"
+			echo "addr add $me6/64 dev eth$k nodad"
 		} >>$b
+		{
+			echo "rule add from $me6 table $((100 + k))"
+			echo "route add fd99::/64 dev eth$k src $me6 table $((100 + k))"
+			[ "$TOPOLOGY" = p2p ] &&
+				echo "route add $(data_addr6 "$other" "$k")/128 dev eth$k src $me6"
+		} >>$b6
 		k=$((k + 1))
 	done
 	[ -e /sys/class/net/ctl0 ] || fatal "control NIC missing"
 	echo "addr add 10.98.0.$ROLE_NR/24 dev ctl0" >>$b
 	echo "link set dev ctl0 up" >>$b
 	$IP -batch $b || fatal "network setup failed ($(cat $b))"
+	$IP -6 -batch $b6 || fatal "IPv6 network setup failed ($(cat $b6))"
 }
 
 setup_rxe() {
@@ -164,11 +183,13 @@ setup_rxe() {
 }
 
 write_env() {
-	local k s="" c="" si=""
+	local k s="" c="" si="" s6="" c6=""
 	k=0
 	while [ "$k" -lt "$LINKS" ]; do
 		s="$s${s:+ }$(data_addr 1 "$k")"
 		c="$c${c:+ }$(data_addr 2 "$k")"
+		s6="$s6${s6:+ }$(data_addr6 1 "$k")"
+		c6="$c6${c6:+ }$(data_addr6 2 "$k")"
 		si="$si${si:+ }eth$k"
 		k=$((k + 1))
 	done
@@ -177,6 +198,8 @@ write_env() {
 	export HOME=/root
 	export SERVER_ADDRS="$s"
 	export CLIENT_ADDRS="$c"
+	export SERVER_ADDRS6="$s6"
+	export CLIENT_ADDRS6="$c6"
 	export SERVER_IFS="$si"
 	export CLIENT_IFS="$si"
 	export SERVER=$(data_addr 1 0)

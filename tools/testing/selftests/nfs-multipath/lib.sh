@@ -126,6 +126,7 @@ server_tcp_conns() {
 		{
 			l = $(NF - 1); p = $NF
 			sub(/:[0-9]+$/, "", l); sub(/:[0-9]+$/, "", p)
+			gsub(/\[|\]/, "", l); gsub(/\[|\]/, "", p)
 			print l, p
 		}'
 }

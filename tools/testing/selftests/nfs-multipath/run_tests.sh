@@ -26,6 +26,7 @@ mp_tcp_spread.sh
 mp_ifnames.sh
 mp_proc_mounts.sh
 mp_bad_input.sh
+mp_ipv6.sh
 "
 
 kernel_trouble() {

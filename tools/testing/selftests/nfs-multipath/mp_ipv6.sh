@@ -1,0 +1,71 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# remoteports=/localports= over IPv6: a range of IPv6 server endpoints,
+# local endpoints by address (RDMA) and by interface name (TCP).  The
+# server sees exactly the client's endpoint pairs, one per server address,
+# /proc/mounts shows the folded IPv6 sets, and data written through the
+# mount reads back equal on the client and on the server.
+
+. ./lib.sh
+
+SERVER6=${SERVER_ADDRS6%% *}
+RANGE6=$(echo $SERVER_ADDRS6 | awk '{ print $1 "-" $NF }')
+LOCAL6=$(echo $CLIENT_ADDRS6 | awk '{ print $1 "-" $NF }')
+
+pairs_match() {
+	[ "$(mountstats_pairs | sort)" = "$(server_conns "$1" | sort)" ]
+}
+
+check_pairs() {
+	local proto=$1
+
+	touch_all_xprts
+	mountstats_endpoints | sed 's/^\t*/client /'
+	if ! wait_for 30 pairs_match "$proto"; then
+		server_conns "$proto" | sed 's/^/server conn: /'
+		fail "the server's $proto connections differ from the endpoint: lines"
+	fi
+	server_conns "$proto" | each_n_times 1 1 $SERVER_ADDRS6 ||
+		fail "not one $proto connection per server address"
+	log "ok: the server sees the client's $proto pairs, one per server address"
+}
+
+check_sets() {
+	[ "$(mount_opt remoteports)" = "$RANGE6" ] ||
+		fail "remoteports shown as '$(mount_opt remoteports)', not $RANGE6"
+	[ "$(mount_opt localports)" = "$LOCAL6" ] ||
+		fail "localports shown as '$(mount_opt localports)', not $LOCAL6"
+	log "ok: /proc/mounts shows remoteports=$RANGE6,localports=$LOCAL6"
+}
+
+check_data() {
+	local opts=$1 src=/tmp/nfsmp-v6 want got srv
+
+	make_data "$src" 16
+	want=$(sha "$src")
+	dd if="$src" of="$MNT/v6" bs=1M oflag=direct 2>/dev/null ||
+		fail "write over IPv6 failed"
+	rm -f "$src"
+	nfs_umount
+	srv=$(server_sha "$EXPORT/v6")
+	nfs_mount "$opts" "[$SERVER6]"
+	got=$(dd if="$MNT/v6" bs=1M iflag=direct 2>/dev/null | sha256sum | cut -d' ' -f1)
+	[ "$want" = "$srv" ] || fail "the server's copy differs from the source"
+	[ "$want" = "$got" ] || fail "data read back over IPv6 differs"
+	log "ok: 16 MiB verified at the source, the server and read back"
+	rm -f "$MNT/v6"
+}
+
+# run PROTO OPTIONS
+run() {
+	log "--- $1: $2"
+	nfs_mount "$2" "[$SERVER6]"
+	check_pairs "$1"
+	check_sets
+	check_data "$2"
+	nfs_umount
+}
+
+run rdma "vers=3,proto=rdma6,port=$RDMA_PORT,nconnect=4,remoteports=$RANGE6,localports=$(echo $CLIENT_ADDRS6 | tr ' ' '~')"
+run tcp "vers=3,proto=tcp6,nconnect=4,remoteports=$RANGE6,localports=$(echo $CLIENT_IFS | tr ' ' '~')"
