@@ -210,6 +210,42 @@ bool nfs_client_endpoints_match(const struct nfs_client *clp,
 	       test_bit(NFS_CS_NORESVPORT, &data->init_flags);
 }
 
+/**
+ * nfs_endpoints_probe - find the working paths of a new multipath client
+ * @clp: the client
+ * @clnt: its new RPC client, created without a ping
+ *
+ * Pings every transport at once.  The mount goes on when one endpoint
+ * answered; the others are taken offline and re-probed in the background
+ * until they answer.
+ *
+ * Return: 0, or the error of the first probe when no endpoint answered.
+ */
+int nfs_endpoints_probe(struct nfs_client *clp, struct rpc_clnt *clnt)
+{
+	unsigned int paths = max(clp->cl_nconnect, 1U);
+	int ret;
+
+	if (!rpc_endpoint_config_active(&clp->cl_endpoints) ||
+	    test_bit(NFS_CS_NOPING, &clp->cl_flags))
+		return 0;
+	ret = rpc_clnt_probe_paths(clnt, paths, &clp->cl_endpoints.prober);
+	if (ret)
+		pr_warn("NFS: none of the %u paths to server %s answered (%d)\n",
+			paths, clp->cl_hostname, ret);
+	return ret;
+}
+
+/**
+ * nfs_endpoints_stop - stop probing the paths of a client that goes away
+ * @clp: the client, before its RPC client is shut down
+ */
+void nfs_endpoints_stop(struct nfs_client *clp)
+{
+	rpc_path_prober_stop(clp->cl_endpoints.prober);
+	clp->cl_endpoints.prober = NULL;
+}
+
 static void nfs_show_endpoint_set(struct seq_file *m, const char *option,
 				  const struct rpc_endpoint_set *set,
 				  char *buf)

@@ -11,6 +11,7 @@ struct fs_context;
 struct fs_parameter;
 struct nfs_client;
 struct nfs_client_initdata;
+struct rpc_clnt;
 struct seq_file;
 
 int nfs_parse_endpoint_param(struct fs_context *fc, struct fs_parameter *param);
@@ -19,5 +20,7 @@ bool nfs_client_endpoints_match(const struct nfs_client *clp,
 				const struct nfs_client_initdata *data);
 void nfs_show_endpoint_options(struct seq_file *m,
 			       const struct nfs_client *clp);
+int nfs_endpoints_probe(struct nfs_client *clp, struct rpc_clnt *clnt);
+void nfs_endpoints_stop(struct nfs_client *clp);
 
 #endif /* __LINUX_FS_NFS_MULTIPATH_H */

@@ -19,6 +19,7 @@
 #include <linux/sunrpc/addr.h>
 #include <linux/sunrpc/clnt.h>
 #include <linux/sunrpc/xprt.h>
+#include <linux/sunrpc/xprtmultipath.h>
 #include <linux/sunrpc/clnt_endpoints.h>
 
 static size_t rpc_endpoint_addrlen(sa_family_t family)
@@ -330,18 +331,42 @@ static int rpc_show_one_endpoint(struct rpc_clnt *clnt, struct rpc_xprt *xprt,
 	return 0;
 }
 
+/* The iterator of rpc_clnt_iterate_for_each_xprt() skips offline ones */
+static void rpc_show_offline_endpoints(struct rpc_clnt *clnt,
+				       struct rpc_show_endpoints_ctx *ctx)
+{
+	struct rpc_xprt_switch *xps;
+	struct rpc_xprt_iter xpi;
+	struct rpc_xprt *xprt;
+
+	rcu_read_lock();
+	xps = xprt_switch_get(rcu_dereference(clnt->cl_xpi.xpi_xpswitch));
+	rcu_read_unlock();
+	if (!xps)
+		return;
+	xprt_iter_init_listoffline(&xpi, xps);
+	xprt_switch_put(xps);
+	while ((xprt = xprt_iter_get_next(&xpi))) {
+		rpc_show_one_endpoint(clnt, xprt, ctx);
+		xprt_put(xprt);
+	}
+	xprt_iter_destroy(&xpi);
+}
+
 /**
  * rpc_clnt_show_endpoints - show the local -> remote pair of each transport
  * @seq: output, e.g. /proc/self/mountstats
  * @clnt: client whose transports to show
  *
- * One "endpoint:" line per transport: index, netid, source address (or
- * "*" while not connected), remote address, port and state.
+ * One "endpoint:" line per transport, the active ones first: index, netid,
+ * source address (or "*" while not connected), remote address, port and
+ * state.
  */
 void rpc_clnt_show_endpoints(struct seq_file *seq, struct rpc_clnt *clnt)
 {
 	struct rpc_show_endpoints_ctx ctx = { .seq = seq };
 
 	rpc_clnt_iterate_for_each_xprt(clnt, rpc_show_one_endpoint, &ctx);
+	rpc_show_offline_endpoints(clnt, &ctx);
 }
 EXPORT_SYMBOL_GPL(rpc_clnt_show_endpoints);

@@ -27,6 +27,7 @@ mp_ifnames.sh
 mp_proc_mounts.sh
 mp_bad_input.sh
 mp_ipv6.sh
+mp_dead_endpoint.sh
 "
 
 kernel_trouble() {
