@@ -36,8 +36,8 @@ struct rpc_path_prober {
 	struct rpc_clnt		*clnt;
 	unsigned int		delay;		/* seconds */
 	bool			stopping;
-	unsigned int		nr_down;
-	struct rpc_xprt		*down[] __counted_by(nr_down);
+	unsigned int		nr_down;	/* of the allocated slots */
+	struct rpc_xprt		*down[];
 };
 
 static void rpc_probe_enc_void(struct rpc_rqst *req, struct xdr_stream *xdr,

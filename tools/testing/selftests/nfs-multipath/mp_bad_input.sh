@@ -119,7 +119,7 @@ local_corpus() {
 	bad localports=10.99.0.11%eth0 "scope ids are not supported: '10.99.0.11%eth0'"
 	bad localports= "Bad value for 'localports'"
 	bad remoteports=fd00::1,localports=10.99.0.11 "address family differs from the server's: '10.99.0.11'"
-	bad remoteports=fd00::1-fd00::2,localports=eth0 "interface has no address: 'eth0'"
+	bad remoteports=fd00::1-fd00::2,localports=$noaddr "interface has no address: '$noaddr'"
 	bad localports=fd00::11 "address not configured on this host: 'fd00::11'"
 	bad vers=4,remoteports=$SERVER_RANGE "need vers=3, not vers=4.0"
 	bad vers=4.1,localports=eth0 "need vers=3, not vers=4.1"
