@@ -216,10 +216,10 @@ bool nfs_client_endpoints_match(const struct nfs_client *clp,
  * @clnt: its new RPC client, created without a ping
  *
  * Pings every transport at once.  The mount goes on when one endpoint
- * answered; the others are taken offline and re-probed in the background
- * until they answer.
+ * answered; from then on a monitor watches the health of every path:
+ * paths that go down are avoided, and rejoin when they answer again.
  *
- * Return: 0, or the error of the first probe when no endpoint answered.
+ * Return: 0, or the error of the first ping when no endpoint answered.
  */
 int nfs_endpoints_probe(struct nfs_client *clp, struct rpc_clnt *clnt)
 {
@@ -229,7 +229,8 @@ int nfs_endpoints_probe(struct nfs_client *clp, struct rpc_clnt *clnt)
 	if (!rpc_endpoint_config_active(&clp->cl_endpoints) ||
 	    test_bit(NFS_CS_NOPING, &clp->cl_flags))
 		return 0;
-	ret = rpc_clnt_probe_paths(clnt, paths, &clp->cl_endpoints.prober);
+	ret = rpc_path_monitor_start(clnt, &clp->cl_endpoints, paths,
+				     &clp->cl_endpoints.monitor);
 	if (ret)
 		pr_warn("NFS: none of the %u paths to server %s answered (%d)\n",
 			paths, clp->cl_hostname, ret);
@@ -237,13 +238,13 @@ int nfs_endpoints_probe(struct nfs_client *clp, struct rpc_clnt *clnt)
 }
 
 /**
- * nfs_endpoints_stop - stop probing the paths of a client that goes away
+ * nfs_endpoints_stop - stop watching the paths of a client that goes away
  * @clp: the client, before its RPC client is shut down
  */
 void nfs_endpoints_stop(struct nfs_client *clp)
 {
-	rpc_path_prober_stop(clp->cl_endpoints.prober);
-	clp->cl_endpoints.prober = NULL;
+	rpc_path_monitor_stop(clp->cl_endpoints.monitor);
+	clp->cl_endpoints.monitor = NULL;
 }
 
 static void nfs_show_endpoint_set(struct seq_file *m, const char *option,

@@ -19,6 +19,7 @@
 #include <linux/sunrpc/addr.h>
 #include <linux/sunrpc/clnt.h>
 #include <linux/sunrpc/xprt.h>
+#include <linux/sunrpc/xprt_health.h>
 #include <linux/sunrpc/xprtmultipath.h>
 #include <linux/sunrpc/clnt_endpoints.h>
 
@@ -323,11 +324,15 @@ static int rpc_show_one_endpoint(struct rpc_clnt *clnt, struct rpc_xprt *xprt,
 	if (xprt_connected(xprt) && xprt->ops->get_srcaddr &&
 	    xprt->ops->get_srcaddr(xprt, src, sizeof(src)) < 0)
 		strscpy(src, "*", sizeof(src));
-	seq_printf(ctx->seq, "\tendpoint:\t%u %s %s -> %s port %s %s\n",
+	seq_printf(ctx->seq,
+		   "\tendpoint:\t%u %s %s -> %s port %s %s path %s downs %ld moved %ld\n",
 		   ctx->index++, xprt->address_strings[RPC_DISPLAY_NETID], src,
 		   xprt->address_strings[RPC_DISPLAY_ADDR],
 		   xprt->address_strings[RPC_DISPLAY_PORT],
-		   rpc_xprt_state_name(xprt));
+		   rpc_xprt_state_name(xprt),
+		   rpc_path_state_name(READ_ONCE(xprt->health.state)),
+		   atomic_long_read(&xprt->health.downs),
+		   atomic_long_read(&xprt->health.moved));
 	return 0;
 }
 
@@ -359,8 +364,9 @@ static void rpc_show_offline_endpoints(struct rpc_clnt *clnt,
  * @clnt: client whose transports to show
  *
  * One "endpoint:" line per transport, the active ones first: index, netid,
- * source address (or "*" while not connected), remote address, port and
- * state.
+ * source address (or "*" while not connected), remote address, port,
+ * transport state, and the path health: state, how often the path went
+ * down, and how many requests moved away from it.
  */
 void rpc_clnt_show_endpoints(struct seq_file *seq, struct rpc_clnt *clnt)
 {

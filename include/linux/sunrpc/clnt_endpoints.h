@@ -10,7 +10,7 @@
 
 struct net;
 struct rpc_clnt;
-struct rpc_path_prober;
+struct rpc_path_monitor;
 struct rpc_xprt;
 struct seq_file;
 struct xprt_create;
@@ -20,14 +20,14 @@ struct xprt_create;
  * remote endpoints every transport goes to the client's server address,
  * without local endpoints none is bound.  @offset rotates the remote
  * endpoints, so that many clients spread over a server's addresses.
- * @prober is run-time state of the client that owns the configuration:
+ * @monitor is run-time state of the client that owns the configuration:
  * copies do not get it.
  */
 struct rpc_endpoint_config {
 	struct rpc_endpoint_set	*remote;
 	struct rpc_endpoint_set	*local;
 	unsigned int		offset;
-	struct rpc_path_prober	*prober;
+	struct rpc_path_monitor	*monitor;
 };
 
 /* Per-transport addresses that outlive one xprt_create call */
@@ -55,8 +55,9 @@ void rpc_endpoint_config_free(struct rpc_endpoint_config *cfg);
 bool rpc_endpoint_config_equal(const struct rpc_endpoint_config *a,
 			       const struct rpc_endpoint_config *b);
 void rpc_clnt_show_endpoints(struct seq_file *seq, struct rpc_clnt *clnt);
-int rpc_clnt_probe_paths(struct rpc_clnt *clnt, unsigned int max,
-			 struct rpc_path_prober **proberp);
-void rpc_path_prober_stop(struct rpc_path_prober *p);
+int rpc_path_monitor_start(struct rpc_clnt *clnt,
+			   const struct rpc_endpoint_config *cfg,
+			   unsigned int max, struct rpc_path_monitor **monp);
+void rpc_path_monitor_stop(struct rpc_path_monitor *mon);
 
 #endif /* _LINUX_SUNRPC_CLNT_ENDPOINTS_H */

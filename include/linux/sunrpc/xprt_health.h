@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Path health of the transports of a multipath RPC client.
+ *
+ * Every transport carries one: transports of ordinary clients stay up and
+ * never count anything.
+ */
+#ifndef _LINUX_SUNRPC_XPRT_HEALTH_H
+#define _LINUX_SUNRPC_XPRT_HEALTH_H
+
+#include <linux/atomic.h>
+
+struct rpc_task;
+struct rpc_xprt;
+
+/*
+ * RPC_PATH_UP:      carries requests
+ * RPC_PATH_DOWN:    declared dead; offline unless it is the client's last
+ *                   path, and probed again after a back-off
+ * RPC_PATH_PROBING: a NULL call is finding out whether it answers
+ */
+enum rpc_path_state {
+	RPC_PATH_UP,
+	RPC_PATH_DOWN,
+	RPC_PATH_PROBING,
+};
+
+struct rpc_xprt_health {
+	unsigned int	state;		/* enum rpc_path_state */
+	atomic_long_t	downs;		/* times it went from up to down */
+	atomic_long_t	moved;		/* requests that left it for another */
+};
+
+const char *rpc_path_state_name(unsigned int state);
+void rpc_xprt_health_moved(const struct rpc_task *task, struct rpc_xprt *xprt);
+ssize_t rpc_xprt_health_show(struct rpc_xprt *xprt, char *buf);
+
+#endif /* _LINUX_SUNRPC_XPRT_HEALTH_H */

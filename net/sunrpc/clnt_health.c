@@ -1,0 +1,719 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Path health for multipath RPC clients.
+ *
+ * Each transport of a multipath client is a path to one remote endpoint,
+ * bound to one local endpoint.  A monitor per client watches them:
+ *
+ *  - at creation, every path gets a NULL call at once, and the client is
+ *    usable as soon as one answered;
+ *  - a path is declared down when the carrier of its local device goes,
+ *    or when it carries requests but nothing came back for
+ *    path_stall_timeout and a NULL call then got no answer within
+ *    path_ping_timeout.  Idle paths get a NULL call every path_heartbeat;
+ *  - a path that is down goes offline, so the round-robin iterator skips
+ *    it, and the moveable requests waiting on it are woken to start over
+ *    on a path that is up.  The last path that is up never goes offline:
+ *    requests wait on it, as on any hard mount, until a path answers;
+ *  - a path that is down is probed with back-off, path_probe_min_delay
+ *    doubling up to path_probe_max_delay, or at once when its local
+ *    device comes back, and goes online again when it answers.
+ */
+
+#include <linux/inetdevice.h>
+#include <linux/module.h>
+#include <linux/netdevice.h>
+#include <linux/slab.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <net/addrconf.h>
+#include <net/netns/generic.h>
+
+#include <linux/sunrpc/clnt.h>
+#include <linux/sunrpc/sched.h>
+#include <linux/sunrpc/xprt.h>
+#include <linux/sunrpc/xprtmultipath.h>
+#include <linux/sunrpc/clnt_endpoints.h>
+
+#include "netns.h"
+
+#define CREATE_TRACE_POINTS
+#include <trace/events/rpc_path.h>
+
+static unsigned int rpc_path_probe_min_delay = 1;
+module_param_named(path_probe_min_delay, rpc_path_probe_min_delay, uint, 0644);
+MODULE_PARM_DESC(path_probe_min_delay,
+		 "Seconds before the first probe of a dead path (default 1)");
+
+static unsigned int rpc_path_probe_max_delay = 4;
+module_param_named(path_probe_max_delay, rpc_path_probe_max_delay, uint, 0644);
+MODULE_PARM_DESC(path_probe_max_delay,
+		 "Longest back-off between probes of a dead path, seconds (default 4)");
+
+static unsigned int rpc_path_stall_timeout = 500;
+module_param_named(path_stall_timeout, rpc_path_stall_timeout, uint, 0644);
+MODULE_PARM_DESC(path_stall_timeout,
+		 "Milliseconds without a reply on a busy path before it is pinged (default 500)");
+
+static unsigned int rpc_path_ping_timeout = 500;
+module_param_named(path_ping_timeout, rpc_path_ping_timeout, uint, 0644);
+MODULE_PARM_DESC(path_ping_timeout,
+		 "Milliseconds a path has to answer a ping before it is down (default 500)");
+
+static unsigned int rpc_path_heartbeat = 5;
+module_param_named(path_heartbeat, rpc_path_heartbeat, uint, 0644);
+MODULE_PARM_DESC(path_heartbeat,
+		 "Seconds between pings of an idle path, 0 for none (default 5)");
+
+/* How often the monitor looks while paths are busy or down, and otherwise */
+#define RPC_PATH_TICK_FAST	(HZ / 10)
+#define RPC_PATH_TICK_SLOW	HZ
+
+/* A probe of a dead path may take this many ping timeouts: it connects */
+#define RPC_PATH_PROBE_PINGS	4
+
+struct rpc_path_monitor;
+
+struct rpc_path {
+	struct rpc_path_monitor	*mon;
+	struct rpc_xprt		*xprt;
+	struct sockaddr_storage	src;		/* bound source, or AF_UNSPEC */
+	struct rpc_task		*ping;		/* NULL call in flight */
+	unsigned long		ping_sent;	/* jiffies */
+	unsigned long		recvs;		/* xprt->stat.recvs last seen */
+	unsigned long		heard;		/* jiffies of the last reply */
+	unsigned long		next_probe;	/* jiffies, while down */
+	unsigned int		backoff;	/* seconds */
+	bool			offlined;	/* offline by us, not by sysfs */
+	bool			carrier;	/* of the local device */
+};
+
+struct rpc_path_monitor {
+	struct delayed_work	work;
+	struct mutex		lock;		/* the paths, against stop */
+	wait_queue_head_t	waitq;		/* pings ending, for creation */
+	struct rpc_clnt		*clnt;
+	struct net		*net;
+	bool			running;	/* ticks are on */
+	bool			stopping;
+	unsigned int		n;
+	struct rpc_path		paths[] __counted_by(n);
+};
+
+static const char * const rpc_path_state_names[] = {
+	[RPC_PATH_UP]		= "up",
+	[RPC_PATH_DOWN]		= "down",
+	[RPC_PATH_PROBING]	= "probing",
+};
+
+const char *rpc_path_state_name(unsigned int state)
+{
+	if (state < ARRAY_SIZE(rpc_path_state_names))
+		return rpc_path_state_names[state];
+	return "unknown";
+}
+
+static unsigned int rpc_path_state(const struct rpc_path *p)
+{
+	return READ_ONCE(p->xprt->health.state);
+}
+
+static void rpc_path_set_state(struct rpc_path *p, unsigned int state,
+			       const char *why)
+{
+	struct rpc_xprt_health *h = &p->xprt->health;
+	unsigned int old = READ_ONCE(h->state);
+
+	if (old == state)
+		return;
+	trace_rpc_path_state(p->xprt, old, state, why);
+	if (old == RPC_PATH_UP && state == RPC_PATH_DOWN)
+		atomic_long_inc(&h->downs);
+	WRITE_ONCE(h->state, state);
+}
+
+/* Called by the RPC client when a moveable task leaves @xprt */
+void rpc_xprt_health_moved(const struct rpc_task *task, struct rpc_xprt *xprt)
+{
+	trace_rpc_path_move(task, xprt);
+	atomic_long_inc(&xprt->health.moved);
+}
+
+/* The sysfs path_health file of a transport */
+ssize_t rpc_xprt_health_show(struct rpc_xprt *xprt, char *buf)
+{
+	return sysfs_emit(buf, "state=%s\ndowns=%ld\nmoved=%ld\n",
+			  rpc_path_state_name(READ_ONCE(xprt->health.state)),
+			  atomic_long_read(&xprt->health.downs),
+			  atomic_long_read(&xprt->health.moved));
+}
+
+/*
+ * Pings
+ */
+
+static void rpc_path_enc_void(struct rpc_rqst *req, struct xdr_stream *xdr,
+			      const void *obj)
+{
+}
+
+static int rpc_path_dec_void(struct rpc_rqst *req, struct xdr_stream *xdr,
+			     void *obj)
+{
+	return 0;
+}
+
+static const struct rpc_procinfo rpc_path_null = {
+	.p_encode	= rpc_path_enc_void,
+	.p_decode	= rpc_path_dec_void,
+	.p_name		= "NULL",
+};
+
+static void rpc_path_ping_done(struct rpc_task *task, void *data)
+{
+	struct rpc_path_monitor *mon = ((struct rpc_path *)data)->mon;
+
+	wake_up(&mon->waitq);
+	if (READ_ONCE(mon->running))
+		mod_delayed_work(system_wq, &mon->work, 0);
+}
+
+static const struct rpc_call_ops rpc_path_ping_ops = {
+	.rpc_call_done	= rpc_path_ping_done,
+};
+
+static void rpc_path_ping(struct rpc_path *p)
+{
+	struct rpc_message msg = { .rpc_proc = &rpc_path_null };
+	struct rpc_task_setup setup = {
+		.rpc_client	= p->mon->clnt,
+		.rpc_xprt	= p->xprt,
+		.rpc_message	= &msg,
+		.callback_ops	= &rpc_path_ping_ops,
+		.callback_data	= p,
+		.flags		= RPC_TASK_ASYNC | RPC_TASK_SOFT |
+				  RPC_TASK_SOFTCONN | RPC_TASK_NULLCREDS,
+	};
+	struct rpc_task *task;
+
+	task = rpc_run_task(&setup);
+	if (IS_ERR(task))
+		return;
+	p->ping = task;
+	p->ping_sent = jiffies;
+}
+
+static bool rpc_path_ping_ended(const struct rpc_path *p)
+{
+	return p->ping && !RPC_IS_ACTIVATED(p->ping);
+}
+
+/* The status of a ping that ended, which is then forgotten */
+static int rpc_path_ping_reap(struct rpc_path *p)
+{
+	int status;
+
+	smp_rmb();	/* tk_status is final once the task is not active */
+	status = p->ping->tk_status;
+	rpc_put_task(p->ping);
+	p->ping = NULL;
+	return status;
+}
+
+/* An answer that is not about the path: the server itself refused */
+static bool rpc_path_status_fatal(int status)
+{
+	switch (status) {
+	case -EPROTONOSUPPORT:
+	case -EPFNOSUPPORT:
+	case -EACCES:
+	case -ENOMEM:
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Offline and online
+ */
+
+static struct rpc_xprt_switch *rpc_path_switch(struct rpc_path_monitor *mon)
+{
+	struct rpc_xprt_switch *xps;
+
+	rcu_read_lock();
+	xps = xprt_switch_get(rcu_dereference(mon->clnt->cl_xpi.xpi_xpswitch));
+	rcu_read_unlock();
+	return xps;
+}
+
+static void rpc_path_set_offline(struct rpc_path *p, bool offline)
+{
+	struct rpc_xprt_switch *xps = rpc_path_switch(p->mon);
+
+	if (!xps)
+		return;
+	if (offline)
+		xprt_set_offline_locked(p->xprt, xps);
+	else
+		xprt_set_online_locked(p->xprt, xps);
+	p->offlined = offline;
+	xprt_switch_put(xps);
+}
+
+static bool rpc_path_online(const struct rpc_path *p)
+{
+	return !test_bit(XPRT_OFFLINE, &p->xprt->state);
+}
+
+/* Wake a moveable task that waits on @xprt, so that it moves elsewhere */
+static void rpc_path_kick_task(struct rpc_task *task, struct rpc_xprt *xprt)
+{
+	struct rpc_wait_queue *queue;
+
+	if (task->tk_xprt != xprt || !RPC_IS_MOVEABLE(task) ||
+	    (task->tk_flags & RPC_TASK_NO_ROUND_ROBIN))
+		return;
+	queue = READ_ONCE(task->tk_waitqueue);
+	if (queue != &xprt->pending && queue != &xprt->sending &&
+	    queue != &xprt->backlog)
+		return;
+	rpc_wake_up_queued_task_set_status(queue, task, -ENOTCONN);
+}
+
+/*
+ * The tasks of a client sit on the lists of its clones too, which share
+ * its transport switch: look at every client that does.
+ */
+static void rpc_path_kick(struct rpc_path *p)
+{
+	struct sunrpc_net *sn = net_generic(p->mon->net, sunrpc_net_id);
+	struct rpc_xprt_switch *xps = rpc_path_switch(p->mon);
+	struct rpc_task *task;
+	struct rpc_clnt *clnt;
+
+	if (!xps)
+		return;
+	spin_lock(&sn->rpc_client_lock);
+	list_for_each_entry(clnt, &sn->all_clients, cl_clients) {
+		if (rcu_access_pointer(clnt->cl_xpi.xpi_xpswitch) != xps)
+			continue;
+		spin_lock(&clnt->cl_lock);
+		list_for_each_entry(task, &clnt->cl_tasks, tk_task)
+			rpc_path_kick_task(task, p->xprt);
+		spin_unlock(&clnt->cl_lock);
+	}
+	spin_unlock(&sn->rpc_client_lock);
+	xprt_switch_put(xps);
+}
+
+static bool rpc_path_another_up(struct rpc_path_monitor *mon,
+				const struct rpc_path *self)
+{
+	unsigned int i;
+
+	for (i = 0; i < mon->n; i++) {
+		const struct rpc_path *p = &mon->paths[i];
+
+		if (p != self && rpc_path_state(p) == RPC_PATH_UP &&
+		    rpc_path_online(p))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A path that is not up goes offline, and its moveable tasks move,
+ * as long as another path is up.  Repeated on every tick: a task can
+ * start to wait on the path after the previous look.
+ */
+static void rpc_path_drain(struct rpc_path *p)
+{
+	if (rpc_path_state(p) == RPC_PATH_UP)
+		return;
+	if (rpc_path_online(p)) {
+		if (!rpc_path_another_up(p->mon, p))
+			return;
+		rpc_path_set_offline(p, true);
+	}
+	if (p->offlined)
+		rpc_path_kick(p);
+}
+
+static void rpc_path_backoff(struct rpc_path *p, bool reset)
+{
+	unsigned int max = max(rpc_path_probe_max_delay, 1U);
+
+	if (reset || !p->backoff)
+		p->backoff = max(rpc_path_probe_min_delay, 1U);
+	else
+		p->backoff = min(p->backoff * 2, max);
+	p->next_probe = jiffies + p->backoff * HZ;
+}
+
+static void rpc_path_down(struct rpc_path *p, const char *why)
+{
+	rpc_path_set_state(p, RPC_PATH_DOWN, why);
+	rpc_path_backoff(p, true);
+	rpc_path_drain(p);
+}
+
+static void rpc_path_up(struct rpc_path *p, const char *why)
+{
+	unsigned int i;
+
+	p->heard = jiffies;
+	if (rpc_path_state(p) == RPC_PATH_UP)
+		return;
+	rpc_path_set_state(p, RPC_PATH_UP, why);
+	if (p->offlined)
+		rpc_path_set_offline(p, false);
+	for (i = 0; i < p->mon->n; i++)
+		rpc_path_drain(&p->mon->paths[i]);
+}
+
+/*
+ * Carrier of the local device a path is bound to.  A source address that
+ * no device has any more counts as no carrier.
+ */
+static bool rpc_path_carrier(const struct rpc_path *p)
+{
+	const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)&p->src;
+	const struct sockaddr_in *sin = (const struct sockaddr_in *)&p->src;
+	struct net_device *dev = NULL;
+	bool up;
+
+	rcu_read_lock();
+	switch (p->src.ss_family) {
+	case AF_INET:
+		dev = __ip_dev_find(p->mon->net, sin->sin_addr.s_addr, false);
+		break;
+#if IS_ENABLED(CONFIG_IPV6)
+	case AF_INET6:
+		dev = ipv6_dev_find(p->mon->net, &sin6->sin6_addr, NULL);
+		break;
+#endif
+	default:
+		rcu_read_unlock();
+		return true;
+	}
+	up = dev && netif_running(dev) && netif_carrier_ok(dev);
+	rcu_read_unlock();
+	return up;
+}
+
+/* Requests wait for a reply, or for their turn to be sent */
+static bool rpc_xprt_busy(struct rpc_xprt *xprt)
+{
+	return !RB_EMPTY_ROOT(&xprt->recv_queue) ||
+	       !list_empty(&xprt->xmit_queue);
+}
+
+/* A path that is up: is it still?  True while it needs fast ticks. */
+static bool rpc_path_check_up(struct rpc_path *p, unsigned long now)
+{
+	unsigned long stall = msecs_to_jiffies(rpc_path_stall_timeout);
+	unsigned long wait = msecs_to_jiffies(rpc_path_ping_timeout);
+	bool busy = rpc_xprt_busy(p->xprt);
+
+	if (!p->carrier) {
+		rpc_path_down(p, "no carrier");
+		return true;
+	}
+	if (p->ping) {
+		/* A reply since the ping left is as good as its answer */
+		if (time_after(now, p->ping_sent + wait) &&
+		    !time_after_eq(p->heard, p->ping_sent)) {
+			rpc_signal_task(p->ping);
+			rpc_path_down(p, "no answer to a ping");
+		}
+		return true;
+	}
+	if (busy && time_after(now, p->heard + stall)) {
+		rpc_path_ping(p);
+		return true;
+	}
+	if (rpc_path_heartbeat &&
+	    time_after(now, p->heard + rpc_path_heartbeat * HZ))
+		rpc_path_ping(p);
+	return busy;
+}
+
+/* A path that is down or probing: time for a probe? */
+static void rpc_path_check_down(struct rpc_path *p, unsigned long now,
+				bool carrier_back)
+{
+	unsigned long wait = msecs_to_jiffies(rpc_path_ping_timeout);
+
+	if (p->ping) {
+		if (time_after(now, p->ping_sent + RPC_PATH_PROBE_PINGS * wait))
+			rpc_signal_task(p->ping);
+		return;
+	}
+	if (!p->carrier)
+		return;
+	if (!carrier_back && time_before(now, p->next_probe))
+		return;
+	/* The monitor paces reconnects of a dead path, not the transport */
+	WRITE_ONCE(p->xprt->reestablish_timeout, 0);
+	rpc_path_set_state(p, RPC_PATH_PROBING, carrier_back ?
+			   "carrier back" : "probe");
+	rpc_path_ping(p);
+}
+
+/* The answer to a ping that ended */
+static void rpc_path_ping_result(struct rpc_path *p)
+{
+	int status = rpc_path_ping_reap(p);
+
+	if (status == 0) {
+		rpc_path_up(p, "answered");
+		return;
+	}
+	switch (rpc_path_state(p)) {
+	case RPC_PATH_UP:
+		/* Timed out pings were signalled and handled already */
+		if (status != -ERESTARTSYS && status != -EINTR)
+			rpc_path_down(p, "ping failed");
+		break;
+	case RPC_PATH_PROBING:
+		rpc_path_set_state(p, RPC_PATH_DOWN, "no answer to a probe");
+		rpc_path_backoff(p, false);
+		break;
+	}
+}
+
+/* One look at a path: true while it needs fast ticks */
+static bool rpc_path_check(struct rpc_path *p)
+{
+	unsigned long now = jiffies, recvs = READ_ONCE(p->xprt->stat.recvs);
+	bool carrier = rpc_path_carrier(p);
+	bool carrier_back = carrier && !p->carrier;
+
+	p->carrier = carrier;
+	if (recvs != p->recvs) {
+		p->recvs = recvs;
+		p->heard = now;
+	}
+	if (rpc_path_ping_ended(p))
+		rpc_path_ping_result(p);
+	if (rpc_path_state(p) == RPC_PATH_UP)
+		return rpc_path_check_up(p, now);
+	rpc_path_check_down(p, now, carrier_back);
+	rpc_path_drain(p);
+	return true;
+}
+
+static void rpc_path_monitor_work(struct work_struct *work)
+{
+	struct rpc_path_monitor *mon = container_of(to_delayed_work(work),
+						    struct rpc_path_monitor,
+						    work);
+	bool fast = false;
+	unsigned int i;
+
+	mutex_lock(&mon->lock);
+	if (!mon->stopping) {
+		for (i = 0; i < mon->n; i++)
+			fast |= rpc_path_check(&mon->paths[i]);
+		queue_delayed_work(system_wq, &mon->work, fast ?
+				   RPC_PATH_TICK_FAST : RPC_PATH_TICK_SLOW);
+	}
+	mutex_unlock(&mon->lock);
+}
+
+/*
+ * Creation
+ */
+
+struct rpc_path_collect {
+	struct rpc_path_monitor		*mon;
+	const struct rpc_endpoint_config *cfg;
+	unsigned int			max;
+};
+
+static int rpc_path_collect(struct rpc_clnt *clnt, struct rpc_xprt *xprt,
+			    void *data)
+{
+	struct rpc_path_collect *c = data;
+	struct rpc_path_monitor *mon = c->mon;
+	struct rpc_endpoint_addrs addrs;
+	struct xprt_create args = {
+		.dstaddr	= (struct sockaddr *)&xprt->addr,
+	};
+	struct rpc_path *p;
+
+	if (mon->n == c->max)
+		return -E2BIG;
+	p = &mon->paths[mon->n];
+	/* Transports are in the order rpc_create() placed them */
+	rpc_endpoints_xprt_args(c->cfg, mon->n, &args, &addrs);
+	mon->n++;
+	p->mon = mon;
+	p->xprt = xprt_get(xprt);
+	p->carrier = true;
+	if (args.srcaddr)
+		memcpy(&p->src, args.srcaddr, sizeof(p->src));
+	return 0;
+}
+
+/* Creation is over once a path answered, or every ping ended */
+static bool rpc_path_monitor_settled(struct rpc_path_monitor *mon)
+{
+	unsigned int i, ended = 0;
+
+	for (i = 0; i < mon->n; i++) {
+		struct rpc_path *p = &mon->paths[i];
+
+		if (!rpc_path_ping_ended(p))
+			continue;
+		if (!p->ping->tk_status ||
+		    rpc_path_status_fatal(p->ping->tk_status))
+			return true;
+		ended++;
+	}
+	return ended == mon->n;
+}
+
+/*
+ * The pings of creation that ended decide the state of their path; the
+ * paths still waiting for an answer stay offline until the monitor sees
+ * one.  Returns 0 when a path is up.
+ */
+static int rpc_path_monitor_settle(struct rpc_path_monitor *mon)
+{
+	int ret = -EIO;
+	unsigned int i;
+
+	for (i = 0; i < mon->n; i++) {
+		struct rpc_path *p = &mon->paths[i];
+		int status;
+
+		if (!rpc_path_ping_ended(p))
+			continue;
+		status = rpc_path_ping_reap(p);
+		if (rpc_path_status_fatal(status))
+			return status;
+		if (status == 0)
+			rpc_path_up(p, "answered");
+		if (ret)
+			ret = status;
+	}
+	if (ret)
+		return ret;
+	for (i = 0; i < mon->n; i++) {
+		struct rpc_path *p = &mon->paths[i];
+
+		if (rpc_path_state(p) == RPC_PATH_UP)
+			continue;
+		if (!p->ping) {
+			rpc_path_set_state(p, RPC_PATH_DOWN, "no answer");
+			rpc_path_backoff(p, true);
+		}
+		rpc_path_drain(p);
+	}
+	return 0;
+}
+
+static void rpc_path_monitor_free(struct rpc_path_monitor *mon)
+{
+	unsigned int i;
+
+	for (i = 0; i < mon->n; i++) {
+		struct rpc_path *p = &mon->paths[i];
+
+		if (p->ping) {
+			rpc_signal_task(p->ping);
+			rpc_wait_for_completion_task(p->ping);
+			rpc_put_task(p->ping);
+		}
+		xprt_put(p->xprt);
+	}
+	cancel_delayed_work_sync(&mon->work);
+	kfree(mon);
+}
+
+/**
+ * rpc_path_monitor_start - find the working paths of a new client, and watch
+ * @clnt: a multipath client whose transports are all added
+ * @cfg: the endpoint configuration @clnt was created with
+ * @max: the most transports @clnt may have
+ * @monp: set to the monitor, which rpc_path_monitor_stop() ends
+ *
+ * Sends a NULL call down every transport at once and waits until one
+ * answered, or all failed.  Transports that have not answered stay
+ * offline until they do; from then on the monitor watches all of them.
+ *
+ * Return: 0 when a path answered.  Otherwise, or when a server refused the
+ * program or version, an error from the pings, or -EINTR.
+ */
+int rpc_path_monitor_start(struct rpc_clnt *clnt,
+			   const struct rpc_endpoint_config *cfg,
+			   unsigned int max, struct rpc_path_monitor **monp)
+{
+	struct rpc_path_collect c = { .cfg = cfg, .max = max };
+	struct rpc_path_monitor *mon;
+	unsigned int i;
+	int ret;
+
+	*monp = NULL;
+	mon = kzalloc(struct_size(mon, paths, max), GFP_KERNEL);
+	if (!mon)
+		return -ENOMEM;
+	INIT_DELAYED_WORK(&mon->work, rpc_path_monitor_work);
+	mutex_init(&mon->lock);
+	init_waitqueue_head(&mon->waitq);
+	mon->clnt = clnt;
+	mon->net = rpc_net_ns(clnt);
+	c.mon = mon;
+	ret = rpc_clnt_iterate_for_each_xprt(clnt, rpc_path_collect, &c);
+	if (ret)
+		goto out_free;
+
+	mutex_lock(&mon->lock);
+	for (i = 0; i < mon->n; i++) {
+		mon->paths[i].heard = jiffies;
+		rpc_path_set_state(&mon->paths[i], RPC_PATH_PROBING, "created");
+		rpc_path_ping(&mon->paths[i]);
+	}
+	mutex_unlock(&mon->lock);
+	ret = wait_event_killable(mon->waitq, rpc_path_monitor_settled(mon));
+	if (ret)
+		goto out_free;
+
+	mutex_lock(&mon->lock);
+	ret = rpc_path_monitor_settle(mon);
+	if (!ret) {
+		WRITE_ONCE(mon->running, true);
+		queue_delayed_work(system_wq, &mon->work, 0);
+	}
+	mutex_unlock(&mon->lock);
+	if (ret)
+		goto out_free;
+	*monp = mon;
+	return 0;
+
+out_free:
+	rpc_path_monitor_free(mon);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(rpc_path_monitor_start);
+
+/**
+ * rpc_path_monitor_stop - stop watching the paths of a client
+ * @mon: monitor from rpc_path_monitor_start(), or NULL
+ *
+ * Call before the client is shut down.  Ends any ping in flight.
+ */
+void rpc_path_monitor_stop(struct rpc_path_monitor *mon)
+{
+	if (!mon)
+		return;
+	mutex_lock(&mon->lock);
+	mon->stopping = true;
+	WRITE_ONCE(mon->running, false);
+	mutex_unlock(&mon->lock);
+	cancel_delayed_work_sync(&mon->work);
+	rpc_path_monitor_free(mon);
+}
+EXPORT_SYMBOL_GPL(rpc_path_monitor_stop);
