@@ -552,6 +552,14 @@ static int rpc_path_collect(struct rpc_clnt *clnt, struct rpc_xprt *xprt,
 	p->mon = mon;
 	p->xprt = xprt_get(xprt);
 	p->carrier = true;
+	/*
+	 * The monitor probes a dead path every path_probe_max_delay at
+	 * most: the transport's own reconnect back-off must not hold the
+	 * transport locked for longer than that.
+	 */
+	if (xprt->ops->set_connect_timeout)
+		xprt->ops->set_connect_timeout(xprt, xprt->connect_timeout,
+				max(rpc_path_probe_max_delay, 1U) * HZ);
 	if (args.srcaddr)
 		memcpy(&p->src, args.srcaddr, sizeof(p->src));
 	return 0;
