@@ -236,6 +236,7 @@ add_scripts() {
 		install -m 755 "$HERE/$f" "$ROOT/usr/lib/testbed/$f"
 	done
 	install -m 755 "$HERE/on-server" "$ROOT/usr/bin/on-server"
+	install -m 755 "$HERE/testbed-link" "$ROOT/usr/bin/testbed-link"
 	ln -s usr/lib/testbed/init-common.sh "$ROOT/init"
 }
 
