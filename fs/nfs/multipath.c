@@ -6,7 +6,7 @@
  * of a mount; the mount address stays the server's identity.  localports=
  * names local endpoints, by address or interface name, that the transports
  * are bound to.  The nconnect transports are placed over both sets by
- * rpc_endpoints_place().
+ * rpc_endpoints_place(), and pathpolicy= says how they share requests.
  */
 
 #include <linux/fs_context.h>
@@ -16,9 +16,13 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/sunrpc/xprt.h>
+#include <linux/sunrpc/xprtmultipath.h>
 
 #include "internal.h"
 #include "multipath.h"
+
+/* The path policy of a multipath mount without pathpolicy= */
+#define NFS_PATHPOLICY_DEFAULT	RPC_XPRT_POLICY_ROUND_ROBIN
 
 /* Longest text form of a set */
 #define NFS_ENDPOINTS_TEXT_MAX	(RPC_ENDPOINTS_MAX * (INET6_ADDRSTRLEN + 1))
@@ -77,10 +81,19 @@ enum nfs_endpoint_param {
 	nfs_param_localports,
 	nfs_param_remoteports,
 	nfs_param_remoteports_offset,
+	nfs_param_pathpolicy,
+};
+
+static const struct constant_table nfs_param_pathpolicies[] = {
+	{ "queue-depth",	RPC_XPRT_POLICY_QUEUE_DEPTH },
+	{ "round-robin",	RPC_XPRT_POLICY_ROUND_ROBIN },
+	{}
 };
 
 static const struct fs_parameter_spec nfs_endpoint_parameters[] = {
 	fsparam_string("localports",		nfs_param_localports),
+	fsparam_enum("pathpolicy", nfs_param_pathpolicy,
+		     nfs_param_pathpolicies),
 	fsparam_string("remoteports",		nfs_param_remoteports),
 	fsparam_u32("remoteports_offset",	nfs_param_remoteports_offset),
 	{}
@@ -91,8 +104,8 @@ static const struct fs_parameter_spec nfs_endpoint_parameters[] = {
  * @fc: mount context
  * @param: the option
  *
- * Handles remoteports=, localports= and remoteports_offset=.  A repeated
- * option replaces the earlier one.
+ * Handles remoteports=, localports=, remoteports_offset= and pathpolicy=.
+ * A repeated option replaces the earlier one.
  *
  * Return: 0 when parsed, -ENOPARAM when @param is another option, or
  * -EINVAL with a message that names the bad item.
@@ -107,6 +120,10 @@ int nfs_parse_endpoint_param(struct fs_context *fc, struct fs_parameter *param)
 	if (opt < 0)
 		return opt;
 	switch (opt) {
+	case nfs_param_pathpolicy:
+		ctx->endpoints.policy = result.uint_32;
+		ctx->endpoints_policy_set = true;
+		return 0;
 	case nfs_param_remoteports_offset:
 		ctx->endpoints.offset = result.uint_32;
 		ctx->endpoints_offset_set = true;
@@ -142,8 +159,12 @@ int nfs_validate_endpoints(struct fs_context *fc)
 	unsigned int want;
 	int ret;
 
-	if (!rpc_endpoint_config_active(cfg))
+	if (!rpc_endpoint_config_active(cfg)) {
+		if (ctx->endpoints_policy_set)
+			return nfs_endpoints_invalf(fc,
+				"pathpolicy= needs remoteports= or localports=");
 		return 0;
+	}
 	if (ctx->version != 3)
 		return nfs_endpoints_invalf(fc,
 			"remoteports= and localports= need vers=3, not vers=%u.%u",
@@ -180,6 +201,8 @@ int nfs_validate_endpoints(struct fs_context *fc)
 		ctx->nfs_server.nconnect = min_t(unsigned int, want,
 						 NFS_MAX_CONNECTIONS);
 	}
+	if (!ctx->endpoints_policy_set)
+		cfg->policy = NFS_PATHPOLICY_DEFAULT;
 	if (!ctx->endpoints_offset_set)
 		cfg->offset = rpc_endpoints_client_offset(cfg->local);
 	if (cfg->remote)
@@ -193,8 +216,8 @@ int nfs_validate_endpoints(struct fs_context *fc)
  * @data: what the new mount asks for
  *
  * Mounts that use endpoint sets share a client only when the sets, the
- * offset, nconnect and the reserved port choice are all equal: otherwise
- * their transports differ.
+ * offset, the path policy, nconnect and the reserved port choice are all
+ * equal: otherwise their transports differ.
  *
  * Return: true when they may share.
  */
@@ -215,9 +238,10 @@ bool nfs_client_endpoints_match(const struct nfs_client *clp,
  * @clp: the client
  * @clnt: its new RPC client, created without a ping
  *
- * Pings every transport at once.  The mount goes on when one endpoint
- * answered; from then on a monitor watches the health of every path:
- * paths that go down are avoided, and rejoin when they answer again.
+ * Sets the path policy, then pings every transport at once.  The mount
+ * goes on when one endpoint answered; from then on a monitor watches the
+ * health of every path: paths that go down are avoided, and rejoin when
+ * they answer again.
  *
  * Return: 0, or the error of the first ping when no endpoint answered.
  */
@@ -226,8 +250,10 @@ int nfs_endpoints_probe(struct nfs_client *clp, struct rpc_clnt *clnt)
 	unsigned int paths = max(clp->cl_nconnect, 1U);
 	int ret;
 
-	if (!rpc_endpoint_config_active(&clp->cl_endpoints) ||
-	    test_bit(NFS_CS_NOPING, &clp->cl_flags))
+	if (!rpc_endpoint_config_active(&clp->cl_endpoints))
+		return 0;
+	rpc_clnt_set_xprt_policy(clnt, clp->cl_endpoints.policy);
+	if (test_bit(NFS_CS_NOPING, &clp->cl_flags))
 		return 0;
 	ret = rpc_path_monitor_start(clnt, &clp->cl_endpoints, paths,
 				     &clp->cl_endpoints.monitor);
@@ -260,9 +286,10 @@ static void nfs_show_endpoint_set(struct seq_file *m, const char *option,
  * @m: /proc/mounts output
  * @clp: the mount's client
  *
- * Shows remoteports=, localports= (resolved to addresses) and
- * remoteports_offset= in canonical form: consecutive addresses are
- * folded into ranges.  The text parses back to the same sets.
+ * Shows remoteports=, localports= (resolved to addresses),
+ * remoteports_offset= and pathpolicy= in canonical form: consecutive
+ * addresses are folded into ranges, and the policy is the one in force.
+ * The text parses back to the same sets.
  */
 void nfs_show_endpoint_options(struct seq_file *m,
 			       const struct nfs_client *clp)
@@ -279,5 +306,10 @@ void nfs_show_endpoint_options(struct seq_file *m,
 	nfs_show_endpoint_set(m, "localports", cfg->local, buf);
 	if (cfg->remote)
 		seq_printf(m, ",remoteports_offset=%u", cfg->offset);
+	if (!IS_ERR_OR_NULL(clp->cl_rpcclient)) {
+		unsigned int policy = rpc_clnt_xprt_policy(clp->cl_rpcclient);
+
+		seq_printf(m, ",pathpolicy=%s", rpc_xprt_policy_names[policy]);
+	}
 	kfree(buf);
 }

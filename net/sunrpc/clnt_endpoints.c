@@ -248,6 +248,7 @@ int rpc_endpoint_config_copy(struct rpc_endpoint_config *dst,
 	if (!src)
 		return 0;
 	dst->offset = src->offset;
+	dst->policy = src->policy;
 	if (src->remote) {
 		dst->remote = rpc_endpoints_dup(src->remote, gfp);
 		if (!dst->remote)
@@ -282,7 +283,8 @@ EXPORT_SYMBOL_GPL(rpc_endpoint_config_free);
  * @a: a configuration, or NULL for none
  * @b: another one, or NULL
  *
- * Return: true when both have equal sets and offset, or neither has sets.
+ * Return: true when both have equal sets, offset and policy, or neither
+ * has sets.
  */
 bool rpc_endpoint_config_equal(const struct rpc_endpoint_config *a,
 			       const struct rpc_endpoint_config *b)
@@ -295,7 +297,7 @@ bool rpc_endpoint_config_equal(const struct rpc_endpoint_config *a,
 		return true;
 	return rpc_endpoints_equal(a->remote, b->remote) &&
 	       rpc_endpoints_equal(a->local, b->local) &&
-	       a->offset == b->offset;
+	       a->offset == b->offset && a->policy == b->policy;
 }
 EXPORT_SYMBOL_GPL(rpc_endpoint_config_equal);
 
@@ -340,13 +342,10 @@ static int rpc_show_one_endpoint(struct rpc_clnt *clnt, struct rpc_xprt *xprt,
 static void rpc_show_offline_endpoints(struct rpc_clnt *clnt,
 				       struct rpc_show_endpoints_ctx *ctx)
 {
-	struct rpc_xprt_switch *xps;
+	struct rpc_xprt_switch *xps = rpc_clnt_endpoints_switch(clnt);
 	struct rpc_xprt_iter xpi;
 	struct rpc_xprt *xprt;
 
-	rcu_read_lock();
-	xps = xprt_switch_get(rcu_dereference(clnt->cl_xpi.xpi_xpswitch));
-	rcu_read_unlock();
 	if (!xps)
 		return;
 	xprt_iter_init_listoffline(&xpi, xps);
@@ -376,3 +375,55 @@ void rpc_clnt_show_endpoints(struct seq_file *seq, struct rpc_clnt *clnt)
 	rpc_show_offline_endpoints(clnt, &ctx);
 }
 EXPORT_SYMBOL_GPL(rpc_clnt_show_endpoints);
+
+/**
+ * rpc_clnt_endpoints_switch - the transport switch of a client
+ * @clnt: the client
+ *
+ * Return: a reference to the switch, for xprt_switch_put(), or NULL.
+ */
+struct rpc_xprt_switch *rpc_clnt_endpoints_switch(struct rpc_clnt *clnt)
+{
+	struct rpc_xprt_switch *xps;
+
+	rcu_read_lock();
+	xps = xprt_switch_get(rcu_dereference(clnt->cl_xpi.xpi_xpswitch));
+	rcu_read_unlock();
+	return xps;
+}
+EXPORT_SYMBOL_GPL(rpc_clnt_endpoints_switch);
+
+/**
+ * rpc_clnt_set_xprt_policy - choose how a client's transports share requests
+ * @clnt: the client
+ * @policy: an enum rpc_xprt_policy
+ */
+void rpc_clnt_set_xprt_policy(struct rpc_clnt *clnt, unsigned int policy)
+{
+	struct rpc_xprt_switch *xps = rpc_clnt_endpoints_switch(clnt);
+
+	if (!xps)
+		return;
+	rpc_xprt_switch_set_policy(xps, policy);
+	xprt_switch_put(xps);
+}
+EXPORT_SYMBOL_GPL(rpc_clnt_set_xprt_policy);
+
+/**
+ * rpc_clnt_xprt_policy - how a client's transports share requests now
+ * @clnt: the client
+ *
+ * Return: an enum rpc_xprt_policy; it may have changed through sysfs.
+ */
+unsigned int rpc_clnt_xprt_policy(struct rpc_clnt *clnt)
+{
+	struct rpc_xprt_switch *xps = rpc_clnt_endpoints_switch(clnt);
+	unsigned int policy;
+
+	if (!xps)
+		return RPC_XPRT_POLICY_ROUND_ROBIN;
+	policy = rpc_xprt_switch_policy(xps);
+	xprt_switch_put(xps);
+	return policy;
+}
+EXPORT_SYMBOL_GPL(rpc_clnt_xprt_policy);

@@ -239,12 +239,7 @@ static bool rpc_path_status_fatal(int status)
 
 static struct rpc_xprt_switch *rpc_path_switch(struct rpc_path_monitor *mon)
 {
-	struct rpc_xprt_switch *xps;
-
-	rcu_read_lock();
-	xps = xprt_switch_get(rcu_dereference(mon->clnt->cl_xpi.xpi_xpswitch));
-	rcu_read_unlock();
-	return xps;
+	return rpc_clnt_endpoints_switch(mon->clnt);
 }
 
 static void rpc_path_set_offline(struct rpc_path *p, bool offline)

@@ -20,6 +20,7 @@ struct xprt_create;
  * remote endpoints every transport goes to the client's server address,
  * without local endpoints none is bound.  @offset rotates the remote
  * endpoints, so that many clients spread over a server's addresses.
+ * @policy (enum rpc_xprt_policy) says how the transports share requests.
  * @monitor is run-time state of the client that owns the configuration:
  * copies do not get it.
  */
@@ -27,6 +28,7 @@ struct rpc_endpoint_config {
 	struct rpc_endpoint_set	*remote;
 	struct rpc_endpoint_set	*local;
 	unsigned int		offset;
+	unsigned int		policy;
 	struct rpc_path_monitor	*monitor;
 };
 
@@ -55,6 +57,9 @@ void rpc_endpoint_config_free(struct rpc_endpoint_config *cfg);
 bool rpc_endpoint_config_equal(const struct rpc_endpoint_config *a,
 			       const struct rpc_endpoint_config *b);
 void rpc_clnt_show_endpoints(struct seq_file *seq, struct rpc_clnt *clnt);
+struct rpc_xprt_switch *rpc_clnt_endpoints_switch(struct rpc_clnt *clnt);
+void rpc_clnt_set_xprt_policy(struct rpc_clnt *clnt, unsigned int policy);
+unsigned int rpc_clnt_xprt_policy(struct rpc_clnt *clnt);
 int rpc_path_monitor_start(struct rpc_clnt *clnt,
 			   const struct rpc_endpoint_config *cfg,
 			   unsigned int max, struct rpc_path_monitor **monp);

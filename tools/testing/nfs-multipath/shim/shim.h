@@ -68,4 +68,59 @@ int in6_pton(const char *src, int srclen, u8 *dst, int delim,
 int scnprintf(char *buf, size_t size, const char *fmt, ...);
 ssize_t strscpy(char *dst, const char *src, size_t size);
 
+
+/* Lists, reference counts, atomics and bits, single-threaded */
+struct list_head {
+	struct list_head *next, *prev;
+};
+
+#define LIST_HEAD_INIT(name)	{ &(name), &(name) }
+
+static inline void INIT_LIST_HEAD(struct list_head *h)
+{
+	h->next = h;
+	h->prev = h;
+}
+
+static inline void list_add_tail(struct list_head *n, struct list_head *h)
+{
+	n->prev = h->prev;
+	n->next = h;
+	h->prev->next = n;
+	h->prev = n;
+}
+
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+#define list_entry(ptr, type, member)	container_of(ptr, type, member)
+#define list_for_each_entry(pos, head, member)				\
+	for (pos = list_entry((head)->next, __typeof__(*pos), member);	\
+	     &pos->member != (head);					\
+	     pos = list_entry(pos->member.next, __typeof__(*pos), member))
+#define list_for_each_entry_rcu(pos, head, member, ...) \
+	list_for_each_entry(pos, head, member)
+
+struct kref {
+	unsigned int refcount;
+};
+
+static inline unsigned int kref_read(const struct kref *kref)
+{
+	return kref->refcount;
+}
+
+typedef struct {
+	long counter;
+} atomic_long_t;
+
+static inline long atomic_long_read(const atomic_long_t *v)
+{
+	return v->counter;
+}
+
+static inline bool test_bit(long nr, const unsigned long *addr)
+{
+	return (*addr >> nr) & 1UL;
+}
+
 #endif /* NFS_MULTIPATH_SHIM_H */

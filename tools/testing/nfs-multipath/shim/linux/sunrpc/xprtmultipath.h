@@ -1,0 +1,9 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Host shim for <linux/sunrpc/xprtmultipath.h>: the policy entry points */
+#ifndef SHIM_SUNRPC_XPRTMULTIPATH_H
+#define SHIM_SUNRPC_XPRTMULTIPATH_H
+#include "xprt.h"
+
+struct rpc_xprt *rpc_xprt_least_queued(struct list_head *head,
+				       const struct rpc_xprt *cur);
+#endif
