@@ -74,11 +74,36 @@ nfs_mount_on() {
 	mkdir -p "$dir"
 	log "mount -t nfs -o $opts $srv:$path $dir"
 	mount -t nfs -o "$opts" "$srv:$path" "$dir" || fail "mount -o $opts failed"
-	defer "umount -f $dir"
+	defer "umount_wait $dir 30 -f"
 }
 
 nfs_umount() {
-	umount "$MNT" || fail "umount $MNT failed"
+	umount_wait "$MNT" 60 || fail "umount $MNT failed"
+}
+
+# umount_wait DIR SECONDS [-f]: umount DIR, but wait at most SECONDS: a
+# umount stuck in the kernel cannot be killed.  Then its stack is shown
+# and the status is 124.
+umount_wait() {
+	local dir=$1 n=$(($2 * 10)) pid p rc=0 out=/tmp/nfsmp-umount.out
+
+	# Not on our stdout: a process stuck for good would hold it open.
+	umount ${3:-} "$dir" >"$out" 2>&1 &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		n=$((n - 1))
+		if [ "$n" -le 0 ]; then
+			log "umount $dir still hangs after $2 s"
+			for p in $(pgrep umount); do
+				sed "s/^/umount $p stack: /" "/proc/$p/stack"
+			done
+			return 124
+		fi
+		sleep 0.1
+	done
+	wait "$pid" || rc=$?
+	cat "$out"
+	return $rc
 }
 
 # make_data FILE MIB: FILE gets MIB mebibytes of random data.
@@ -388,4 +413,640 @@ mp_transfer() {
 	echo "$NIC_SHARES" | sed 's/^/nic share: /; s/$/ %/'
 	rm -f "$file"
 	nfs_umount
+}
+
+# ---------------------------------------------------------------- path health
+#
+# An endpoint: line, split by white space:
+#   endpoint: IDX NETID SRC -> DST port PORT XPRTSTATE path STATE downs N moved M
+# $4 local address ("*" while not connected), $6 remote address, $9 the
+# transport state (connected, idle, connecting, offline...), $11 the path
+# health state (up, down, probing), $13 how often it went down, $15 how
+# many requests it handed to other paths.
+
+# now_cs: centiseconds since boot, from /proc/uptime.
+now_cs() {
+	local up _
+
+	read -r up _ </proc/uptime
+	echo $((10#${up%.*}${up#*.}))
+}
+
+# secs CS: CS centiseconds as seconds, "12.34".
+secs() {
+	printf '%d.%02d' $(($1 / 100)) $(($1 % 100))
+}
+
+# endpoint_field ADDR N [DIR]: field N of the endpoint: line of the path to
+# remote address ADDR of the mount on DIR (default: $MNT).
+endpoint_field() {
+	mountstats_endpoints "${3:-$MNT}" | awk -v a="$1" -v n="$2" '$6 == a { print $n }'
+}
+
+xprt_state() {
+	endpoint_field "$1" 9 "${2:-}"
+}
+
+path_state() {
+	endpoint_field "$1" 11 "${2:-}"
+}
+
+path_downs() {
+	endpoint_field "$1" 13 "${2:-}"
+}
+
+path_moved() {
+	endpoint_field "$1" 15 "${2:-}"
+}
+
+# path_local ADDR [DIR]: the local address of the path to ADDR.
+path_local() {
+	endpoint_field "$1" 4 "${2:-}"
+}
+
+# paths_sum N [DIR]: the sum of field N over the endpoint: lines.
+paths_sum() {
+	mountstats_endpoints "${2:-$MNT}" | awk -v n="$1" '{ s += $n } END { print s + 0 }'
+}
+
+# show_endpoints [PREFIX]: log the endpoint: lines of the mount on $MNT.
+show_endpoints() {
+	mountstats_endpoints | sed "s/^[[:space:]]*/${1:-client }/"
+}
+
+# in_states STATE "A|B|...": STATE is one of the alternatives.
+in_states() {
+	case "|$2|" in
+	*"|$1|"*) return 0 ;;
+	esac
+	return 1
+}
+
+# wait_path ADDR STATES SECONDS: poll every 0.1 s until the path to ADDR is
+# in one of STATES ("up", "down|probing"...).  WAITED gets the time it took
+# in centiseconds.  Returns 1 after SECONDS.
+wait_path() {
+	local addr=$1 states=$2 t0 end
+
+	t0=$(now_cs)
+	end=$((t0 + $3 * 100))
+	while ! in_states "$(path_state "$addr")" "$states"; do
+		WAITED=$(($(now_cs) - t0))
+		[ "$(now_cs)" -lt "$end" ] || return 1
+		sleep 0.1
+	done
+	WAITED=$(($(now_cs) - t0))
+}
+
+# path_online ADDR: the path to ADDR is up and its transport is not offline.
+path_online() {
+	[ "$(path_state "$1")" = up ] &&
+		in_states "$(xprt_state "$1")" "connected|idle|connecting"
+}
+
+# all_paths_up: every path of the mount on $MNT is up and not offline.
+all_paths_up() {
+	mountstats_endpoints | awk '
+		{ n++ }
+		$11 != "up" || $9 == "offline" { bad = 1 }
+		END { exit bad || !n }'
+}
+
+# word_at K LIST: word K (from 0) of LIST.
+word_at() {
+	local k=$1
+
+	set -- $2
+	[ "$k" -lt $# ] || return 0
+	shift "$k"
+	echo "$1"
+}
+
+# index_of WORD LIST: the position (from 0) of WORD in LIST.
+index_of() {
+	local w=$1 i=0 x
+
+	for x in $2; do
+		if [ "$x" = "$w" ]; then
+			echo "$i"
+			return 0
+		fi
+		i=$((i + 1))
+	done
+}
+
+# client_if ADDR, server_if ADDR: the data interface that holds ADDR.
+client_if() {
+	word_at "$(index_of "$1" "$CLIENT_ADDRS")" "$CLIENT_IFS"
+}
+
+server_if() {
+	word_at "$(index_of "$1" "$SERVER_ADDRS")" "$SERVER_IFS"
+}
+
+# if_up_cmd IF ADDR ADDR6: a command line that brings data interface IF back
+# up as the testbed configured it, in one ip process.  Taking an interface
+# down drops its routes, also the one in its policy table, and its IPv6
+# address.
+if_up_cmd() {
+	local k=${1#eth}
+
+	echo "printf '%s\\n' 'link set $1 up'" \
+	     "'route replace ${2%.*}.0/24 dev $1 src $2 table $((100 + k))'" \
+	     "'addr replace $3/64 dev $1 nodad'" \
+	     "'route replace ${3%::*}::/64 dev $1 src $3 table $((100 + k))'" \
+	     "| /usr/sbin/ip -batch -"
+}
+
+client_link_down() {
+	/usr/sbin/ip link set "$1" down
+}
+
+client_link_up() {
+	local k=${1#eth}
+
+	sh -c "$(if_up_cmd "$1" "$(word_at "$k" "$CLIENT_ADDRS")" \
+		"$(word_at "$k" "$CLIENT_ADDRS6")")"
+}
+
+server_link_down() {
+	on-server "/usr/sbin/ip link set $1 down"
+}
+
+server_link_up() {
+	local k=${1#eth}
+
+	on-server "$(if_up_cmd "$1" "$(word_at "$k" "$SERVER_ADDRS")" \
+		"$(word_at "$k" "$SERVER_ADDRS6")")"
+}
+
+# restore_links: every data interface up on both sides, with its routes,
+# and no netem.  For cleanups.
+restore_links() {
+	local i cmds=""
+
+	for i in $CLIENT_IFS; do
+		/usr/sbin/tc qdisc del dev "$i" root 2>/dev/null || true
+		if [ "$(cat "/sys/class/net/$i/operstate")" != up ]; then
+			client_link_up "$i" || true
+		fi
+	done
+	for i in $SERVER_IFS; do
+		cmds="$cmds /usr/sbin/tc qdisc del dev $i root 2>/dev/null;"
+		cmds="$cmds [ \$(cat /sys/class/net/$i/operstate) = up ] ||"
+		cmds="$cmds { $(if_up_cmd "$i" "$(word_at "${i#eth}" "$SERVER_ADDRS")" \
+			"$(word_at "${i#eth}" "$SERVER_ADDRS6")"); };"
+	done
+	on-server "$cmds true"
+}
+
+# if_rx IF: bytes received on a client interface.
+if_rx() {
+	cat "/sys/class/net/$1/statistics/rx_bytes"
+}
+
+# -------------------------------------------------------------------- fio
+#
+# fio runs in /tmp (the repository is read-only and fio writes verify
+# state files into its working directory) with JSON output.
+
+# fio_json JSON [FIO ARGS...]: run fio, results in JSON, errors in JSON.err;
+# returns fio's status.
+fio_json() {
+	local json=$1
+
+	shift
+	# Not on our stdout: a fio stuck in the kernel would hold it open.
+	(cd /tmp &&
+		if [ "${PRIO_BOOSTED:-0}" = 1 ]; then
+			renice 0 -p "$BASHPID" >/dev/null
+		fi &&
+		exec fio --output-format=json --output="$json" \
+		--verify_state_save=0 "$@" >"$json.out" 2>"$json.err")
+}
+
+# fio_max_ms JSON DIR KIND: the largest KIND (clat_ns, lat_ns) latency of
+# direction DIR (read, write) over all jobs, in ms.
+fio_max_ms() {
+	awk -v dir="$2" -v kind="$3" '
+		/^ *"(read|write|trim|sync)" : \{/ {
+			d = $1; gsub(/"/, "", d); k = ""
+		}
+		/^ *"(slat_ns|clat_ns|lat_ns)" : \{/ {
+			k = $1; gsub(/"/, "", k)
+		}
+		/^ *"max" : / && d == dir && k == kind {
+			v = $3; sub(/,$/, "", v)
+			if (v + 0 > m) m = v + 0
+		}
+		END { printf "%.0f\n", m / 1e6 }' "$1"
+}
+
+# fio_errors JSON: the sum of the jobs' error fields and of the verify and
+# I/O error lines fio printed.
+fio_errors() {
+	local e v
+
+	e=$(awk '/^ *"(error|total_err)" : / { v = $3; sub(/,$/, "", v); s += v }
+		END { print s + 0 }' "$1")
+	v=$(grep -ciE 'verify|crc32c|bad magic|bad header|err=|error' "$1.err" || true)
+	echo $((e + v))
+}
+
+# fio_io_mib JSON DIR: MiB moved in direction DIR.
+fio_io_mib() {
+	awk -v dir="$2" '
+		/^ *"(read|write|trim|sync)" : \{/ { d = $1; gsub(/"/, "", d) }
+		/^ *"io_kbytes" : / && d == dir { v = $3; sub(/,$/, "", v); s += v }
+		END { printf "%.0f\n", s / 1024 }' "$1"
+}
+
+# fio_check NAME RC JSON DIRS: log what a fio run did and fail on errors;
+# FIO_MAX_MS gets the largest total latency over DIRS ("read write").
+fio_check() {
+	local name=$1 rc=$2 json=$3 dirs=$4 d c l errs
+
+	FIO_MAX_MS=0
+	for d in $dirs; do
+		c=$(fio_max_ms "$json" "$d" clat_ns)
+		l=$(fio_max_ms "$json" "$d" lat_ns)
+		log "fio $name: $d $(fio_io_mib "$json" "$d") MiB, max clat $c ms, max lat $l ms"
+		[ "$l" -gt "$FIO_MAX_MS" ] && FIO_MAX_MS=$l
+		[ "$c" -gt "$FIO_MAX_MS" ] && FIO_MAX_MS=$c
+	done
+	errs=$(fio_errors "$json")
+	if [ "$rc" != 0 ] || [ "$errs" != 0 ]; then
+		sed 's/^/fio: /' "$json.err" | head -20
+		fail "fio $name: exit $rc, $errs errors"
+	fi
+	log "ok: fio $name: exit 0, no I/O or verify errors"
+}
+
+# ------------------------------------------------------------ sysfs, evidence
+
+# mount_switch: the xprt-switch directory in sysfs of the mount on $MNT,
+# the one whose transports go to the remote addresses of its endpoints.
+mount_switch() {
+	local want s got
+
+	want=$(mountstats_endpoints | awk '{ print $6 }' | sort | tr '\n' ' ')
+	for s in /sys/kernel/sunrpc/xprt-switches/switch-*; do
+		got=$(cat "$s"/xprt-*/dstaddr 2>/dev/null | sort | tr '\n' ' ')
+		if [ "$got" = "$want" ]; then
+			echo "$s"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# xprt_dir ADDR: the sysfs directory of the mount's transport to ADDR.
+xprt_dir() {
+	local x
+
+	for x in $(mount_switch)/xprt-*; do
+		if [ "$(cat "$x/dstaddr")" = "$1" ]; then
+			echo "$x"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# dump_paths: the endpoint: lines and what sysfs says of each transport
+# of the mount, for the record when something went wrong.
+dump_paths() {
+	local s x
+
+	show_endpoints "endpoint now: "
+	s=$(mount_switch) || return 0
+	for x in "$s"/xprt-*; do
+		echo "sysfs ${x##*/}: $(cat "$x/dstaddr") $(cat "$x/xprt_state")" \
+		     "$(tr '\n' ' ' <"$x/path_health" 2>/dev/null)"
+	done
+	rdma resource show cm_id 2>&1 | sed 's/^/client rdma: /'
+	on-server "/usr/sbin/ip -br link; rdma link; rdma resource show cm_id" 2>&1 |
+		sed 's/^/server: /'
+}
+
+# ------------------------------------------------------------ load, timing
+
+# load_start SECONDS [FIO ARGS...]: random 64 KiB reads and writes at
+# iodepth 16 on a 64 MiB file in $MNT, in the background, for at most
+# SECONDS.  load_stop ends it.
+load_start() {
+	local secs=$1
+
+	shift
+	LOAD_JSON=/tmp/nfsmp-load.json
+	fio_json "$LOAD_JSON" --name=load --directory="$MNT" --rw=randrw \
+		--bs=64k --size=64M --direct=1 --ioengine=libaio --iodepth=16 \
+		--time_based --runtime="$secs" "$@" >/dev/null 2>&1 &
+	LOAD_PID=$!
+	defer "kill -INT $LOAD_PID; run_wait 20 rm -f $MNT/load.0.0"
+	# fio lays the file out first; wait until the random I/O runs.
+	wait_for 30 load_running || fail "fio did not start its I/O in 30 s"
+}
+
+load_running() {
+	kill -0 "$LOAD_PID" 2>/dev/null || fail "fio ended early"
+	[ "$(stat -c %s "$MNT/load.0.0" 2>/dev/null || echo 0)" -ge $((64 << 20)) ] &&
+		sleep 1
+}
+
+# load_stop: end the fio of load_start and check it: exit 0 (or stopped
+# by us), no I/O error.  FIO_MAX_MS gets its largest latency.
+load_stop() {
+	local rc=0
+
+	kill -INT "$LOAD_PID" 2>/dev/null || true
+	if ! run_wait_pid "$LOAD_PID" 60; then
+		hang_evidence
+		fail "fio did not end in 60 s after SIGINT: its I/O hangs"
+	fi
+	wait "$LOAD_PID" || rc=$?
+	# 128: fio stopped on our SIGINT
+	[ "$rc" = 128 ] && rc=0
+	fio_check load "$rc" "$LOAD_JSON" "read write"
+	rm -f "$MNT/load.0.0"
+}
+
+# window_shares SECONDS: the client NIC shares over the next SECONDS, in
+# NIC_SHARES, and logged.
+window_shares() {
+	local before
+
+	before=$(nic_counters)
+	sleep "$1"
+	NIC_SHARES=$(nic_shares "$before" "$(nic_counters)")
+	echo "$NIC_SHARES" | awk '{ printf "nic share: %s %.1f MiB %s %%\n", $1, $2 / 1048576, $3 }'
+}
+
+# share_of IF: the share of IF in NIC_SHARES, in percent.
+share_of() {
+	echo "$NIC_SHARES" | awk -v i="$1" '$1 == i { print $3 }'
+}
+
+# now_var: NOW gets the centiseconds since boot, without a fork.
+now_var() {
+	local up _
+
+	read -r up _ </proc/uptime
+	NOW=$((10#${up%.*}${up#*.}))
+}
+
+# endpoint_var ADDR: EP_STATE and EP_DOWNS get the path state and downs
+# of the path to ADDR of the mount on $MNT, without a fork (for polling).
+endpoint_var() {
+	local addr=$1 line cur=0
+
+	EP_STATE=""
+	EP_DOWNS=0
+	while IFS= read -r line; do
+		case "$line" in
+		"device "*)
+			set -f; set -- $line; set +f
+			cur=0
+			[ "${5:-}" = "$MNT" ] && cur=1
+			;;
+		*endpoint:*)
+			[ "$cur" = 1 ] || continue
+			set -f; set -- $line; set +f
+			[ "${6:-}" = "$addr" ] || continue
+			EP_STATE=${11:-}
+			EP_DOWNS=${13:-0}
+			;;
+		esac
+	done </proc/self/mountstats
+	return 0
+}
+
+# wait_down ADDR IF SECONDS: poll about every 0.1 s until the path to
+# ADDR has gone down (state down, or its downs counter grew).  Meanwhile
+# watch the bytes received on IF, the client interface of the path:
+# LAST_RX gets the time (centiseconds) of the last sample in which more
+# than 1500 bytes had arrived since the one before, at LAST_RX_PREV.
+# DOWN_AT gets the time of the sample that saw the path down, DOWN_PREV
+# the one before.  Returns 1 after SECONDS.
+wait_down() {
+	local addr=$1 ifc=$2 end d0 rx rx0 prev
+
+	endpoint_var "$addr"
+	d0=$EP_DOWNS
+	now_var
+	prev=$NOW
+	LAST_RX=$NOW
+	LAST_RX_PREV=$NOW
+	end=$((NOW + $3 * 100))
+	read -r rx0 <"/sys/class/net/$ifc/statistics/rx_bytes"
+	while :; do
+		endpoint_var "$addr"
+		read -r rx <"/sys/class/net/$ifc/statistics/rx_bytes"
+		now_var
+		if [ $((rx - rx0)) -gt 1500 ]; then
+			LAST_RX=$NOW
+			LAST_RX_PREV=$prev
+		fi
+		rx0=$rx
+		if [ "$EP_STATE" = down ] || [ "$EP_DOWNS" -gt "$d0" ]; then
+			DOWN_AT=$NOW
+			DOWN_PREV=$prev
+			return 0
+		fi
+		prev=$NOW
+		[ "$NOW" -lt "$end" ] || return 1
+		sleep 0.1
+	done
+}
+
+# boost_priority: this shell and what it starts run at nice -10, ahead
+# of the kernel's NFS and RDMA threads, so that under TCG the timing of
+# the test's own steps stays close to the events it measures.  fio_json
+# starts fio at nice 0 again.
+boost_priority() {
+	renice -10 -p $$ >/dev/null
+	PRIO_BOOSTED=1
+}
+
+# tracefs: the tracing directory, mounted if need be; empty if none.
+tracefs() {
+	local d
+
+	for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+		if [ -d "$d/events" ]; then
+			echo "$d"
+			return 0
+		fi
+	done
+	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || true
+	[ -d /sys/kernel/tracing/events ] && echo /sys/kernel/tracing
+	return 0
+}
+
+# fail_later MESSAGE: log a failure and go on measuring; fail_if_any ends
+# the test if there was one.
+__failures=0
+
+fail_later() {
+	echo "FAIL: $*"
+	__failures=$((__failures + 1))
+}
+
+fail_if_any() {
+	[ "$__failures" = 0 ] || fail "$__failures check(s) failed, see above"
+}
+
+# nic_total: bytes sent and received on all client data interfaces.
+nic_total() {
+	local i n=0
+
+	for i in $CLIENT_IFS; do
+		n=$((n + $(if_bytes "$i")))
+	done
+	echo "$n"
+}
+
+# hang_evidence: what the kernel holds when I/O stopped: the paths, the
+# RPC tasks still pending, the stacks of fio.
+hang_evidence() {
+	local f p
+
+	dump_paths
+	for f in /sys/kernel/debug/sunrpc/rpc_clnt/*/tasks; do
+		[ -e "$f" ] || continue
+		head -n 20 "$f" | sed "s|^|rpc task ${f#/sys/kernel/debug/sunrpc/}: |"
+	done
+	# Kernel threads and processes stuck in SunRPC or RPC/RDMA
+	for p in /proc/[0-9]*; do
+		grep -qE 'rpcrdma|xprt|rpc_|nfs_' "$p/stack" 2>/dev/null || continue
+		echo "stack of $(cat "$p/comm") ${p#/proc/} ($(awk '{ print $3 }' "$p/stat")):"
+		head -n 10 "$p/stack" | sed 's/^/  /'
+	done
+	for p in $(pgrep fio); do
+		sed "s/^/fio $p stack: /" "/proc/$p/stack" 2>/dev/null | head -n 12
+	done
+}
+
+# fio_bg JSON [FIO ARGS...]: fio_json in the background, FIO_PID.
+fio_bg() {
+	fio_json "$@" >/dev/null 2>&1 &
+	FIO_PID=$!
+	defer "kill -INT $FIO_PID"
+}
+
+# fio_wait SECONDS: wait for FIO_PID and return its status.  Fail, with
+# evidence, when the client NICs moved less than 1 MiB in 30 s (the I/O
+# hangs) or fio is still running after SECONDS.
+fio_wait() {
+	local end last bytes t_last t
+
+	end=$(($(now_cs) + $1 * 100))
+	last=$(nic_total)
+	t_last=$(now_cs)
+	while kill -0 "$FIO_PID" 2>/dev/null; do
+		sleep 1
+		t=$(now_cs)
+		bytes=$(nic_total)
+		if [ $((bytes - last)) -gt 1048576 ]; then
+			last=$bytes
+			t_last=$t
+		fi
+		if [ $((t - t_last)) -ge 3000 ]; then
+			hang_evidence
+			fail "I/O hangs: the client NICs moved less than 1 MiB in 30 s"
+		fi
+		if [ "$t" -ge "$end" ]; then
+			hang_evidence
+			fail "fio still runs after $1 s"
+		fi
+	done
+	wait "$FIO_PID"
+}
+
+# run_wait SECONDS COMMAND...: run COMMAND, but wait for it at most
+# SECONDS (a process stuck in the kernel cannot be killed); then 124.
+# For cleanups on a mount that may hang.
+run_wait() {
+	local n=$(($1 * 10)) pid
+
+	shift
+	"$@" >/dev/null 2>&1 &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		n=$((n - 1))
+		[ "$n" -gt 0 ] || return 124
+		sleep 0.1
+	done
+	wait "$pid"
+}
+
+# run_wait_pid PID SECONDS: wait until background process PID ended, at
+# most SECONDS; 1 if it still runs.
+run_wait_pid() {
+	local n=$(($2 * 10))
+
+	while kill -0 "$1" 2>/dev/null; do
+		n=$((n - 1))
+		[ "$n" -gt 0 ] || return 1
+		sleep 0.1
+	done
+}
+
+# path_summary: "ADDR STATE, ..." for the paths of the mount on $MNT.
+path_summary() {
+	mountstats_endpoints | awk '
+		{ printf "%s%s %s%s", sep, $6, $11, $9 == "offline" ? "/offline" : ""; sep = ", " }'
+}
+
+# check_fresh: every path of the mount on $MNT is up, as it must be on a
+# new mount with every link up; an earlier test may have left a broken
+# client that this mount shares.
+check_fresh() {
+	if ! all_paths_up; then
+		dump_paths
+		fail "a new mount with every link up does not have every path up"
+	fi
+}
+
+# detect_report WHAT START: log how long after START (centiseconds) the
+# path was seen down (wait_down), with the uncertainty of the sampling;
+# DETECTED gets the value.
+detect_report() {
+	DETECTED=$((DOWN_AT - $2))
+	log "$1: down after $(secs "$DETECTED") s" \
+	    "(between $(secs $((DOWN_PREV - $2))) and $(secs $((DOWN_AT - $2))) s)"
+}
+
+# balanced_load: within three 3 s windows, one in which every client NIC
+# carried at least 10% of the bytes (rxe is uneven at times).
+balanced_load() {
+	local i
+
+	for i in 1 2 3; do
+		window_shares 3
+		echo "$NIC_SHARES" | shares_all_at_least 10 && return 0
+	done
+	return 1
+}
+
+# server_ctl_priority: the server's on-server handlers run at nice -10
+# from now on, ahead of nfsd and RDMA threads: under load on-server takes
+# seconds otherwise, and a link would stay down longer than meant.
+server_ctl_priority() {
+	on-server 'for p in $(pidof nc); do renice -10 -p $p; done' >/dev/null || true
+}
+
+# wait_for_cs CS COMMAND...: poll COMMAND every 0.1 s for CS centiseconds;
+# WAITED gets the time it took.
+wait_for_cs() {
+	local t0 end
+
+	t0=$(now_cs)
+	end=$((t0 + $1))
+	shift
+	while ! "$@"; do
+		[ "$(now_cs)" -lt "$end" ] || return 1
+		sleep 0.1
+	done
+	WAITED=$(($(now_cs) - t0))
 }
