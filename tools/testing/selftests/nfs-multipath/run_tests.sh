@@ -28,6 +28,8 @@ mp_proc_mounts.sh
 mp_bad_input.sh
 mp_ipv6.sh
 mp_dead_endpoint.sh
+mp_carrier.sh
+mp_blackhole.sh
 "
 
 kernel_trouble() {

@@ -1,0 +1,98 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# A silent black hole under load, over RPC/RDMA.  While fio reads and
+# writes over a multipath mount with one path per NIC, netem on the server
+# drops everything one server address sends (loss 100%): requests still
+# arrive and are executed, no reply comes back, no carrier is lost.
+# Proves: the path is declared down within 10 s (the monitor needs about
+# a second while a path is busy), its client NIC then carries (almost)
+# nothing, no request waits more than 10 s; when netem is removed the path
+# is up again within 5 s and carries I/O again; fio sees no error.
+
+. ./lib.sh
+
+OPTS="$MP_RDMA,nconnect=4,remoteports=$SERVER_RANGE,localports=$CLIENT_LIST"
+DETECT_CS=1000		# declared down within 10 s
+REJOIN_CS=500		# up within 5 s once the black hole is gone
+MAX_STALL_MS=10000	# no request waits longer
+
+main() {
+	local addr sif cif t0 start det pid
+
+	boost_priority
+	server_ctl_priority
+	defer restore_links
+	nfs_mount "$OPTS"
+	touch_all_xprts
+	check_fresh
+	show_endpoints
+	# The path from the second client address, and its server interface
+	addr=$(mountstats_pairs | awk -v l="$(word_at 1 "$CLIENT_ADDRS")" '$2 == l { print $1 }')
+	sif=$(server_if "$addr")
+	cif=$(client_if "$(path_local "$addr")")
+	log "black hole: the path $(path_local "$addr") -> $addr (server $sif, client $cif)"
+
+	load_start 120
+	balanced_load || fail "before the black hole not every client NIC carried I/O"
+
+	t0=$(now_cs)
+	on-server "/usr/sbin/tc qdisc add dev $sif root netem loss 100%" &
+	pid=$!
+	if wait_down "$addr" "$cif" 30; then
+		# The qdisc came somewhere during on-server: count from the
+		# last moment the client still received data on the path.
+		start=$t0
+		[ "$LAST_RX" -gt "$start" ] && start=$LAST_RX
+		log "$cif last received data $(secs $((LAST_RX - t0))) s after on-server began"
+		detect_report "the path to $addr, from then" "$start"
+		if [ "$DETECTED" -le "$DETECT_CS" ]; then
+			log "ok: the black hole was detected within $(secs $DETECT_CS) s"
+		else
+			fail_later "the black hole took $(secs "$DETECTED") s to detect, more than $(secs $DETECT_CS) s"
+		fi
+	else
+		dump_paths
+		fail_later "the path to $addr is not down 30 s after the black hole began"
+	fi
+	wait "$pid" || fail "on-server could not add netem on $sif"
+	show_endpoints
+
+	window_shares 3
+	if [ "$(share_of "$cif" | cut -d. -f1)" -lt 2 ]; then
+		log "ok: the black-holed path's NIC $cif carried almost nothing"
+	else
+		fail_later "$cif carried $(share_of "$cif") % while its path was down"
+	fi
+
+	on-server "/usr/sbin/tc qdisc del dev $sif root" || fail "cannot remove netem"
+	if wait_path "$addr" up 30; then
+		log "the path to $addr was up again $(secs "$WAITED") s after netem went"
+		if [ "$WAITED" -le "$REJOIN_CS" ]; then
+			log "ok: rejoined within $(secs $REJOIN_CS) s"
+		else
+			fail_later "the rejoin took $(secs "$WAITED") s, more than $(secs $REJOIN_CS) s"
+		fi
+	else
+		dump_paths
+		fail_later "the path to $addr is not up 30 s after netem went"
+	fi
+	show_endpoints
+	window_shares 3
+	if [ "$(share_of "$cif" | cut -d. -f1)" -ge 10 ]; then
+		log "ok: after the rejoin $cif carried I/O again"
+	else
+		fail_later "after the rejoin $cif carried only $(share_of "$cif") %"
+	fi
+
+	load_stop
+	log "largest fio latency: $FIO_MAX_MS ms (limit $MAX_STALL_MS ms)"
+	if [ "$FIO_MAX_MS" -le "$MAX_STALL_MS" ]; then
+		log "ok: no request waited more than $MAX_STALL_MS ms"
+	else
+		fail_later "a request waited $FIO_MAX_MS ms, more than $MAX_STALL_MS ms"
+	fi
+	fail_if_any
+}
+
+main

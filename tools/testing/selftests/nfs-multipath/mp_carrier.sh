@@ -1,0 +1,171 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Carrier loss under load, over RPC/RDMA.  While fio reads and writes over
+# a multipath mount with one path per NIC, one client link goes down (ip
+# link set down in the client), later one server link (on the server),
+# each on its own path.  Where the testbed has testbed-link, both are done
+# again as pulled cables: the interface stays up and loses its carrier.
+# Proves, each time: the path through that link is declared down within
+# 2 s; its client NIC then carries (almost) nothing while the other paths
+# carry the I/O; when the link is back the path is up again within 5 s and
+# carries I/O again.  fio sees no error.  When the kernel has the rpc_path
+# tracepoints, they recorded the state changes.
+
+. ./lib.sh
+
+OPTS="$MP_RDMA,nconnect=4,remoteports=$SERVER_RANGE,localports=$CLIENT_LIST"
+DETECT_CS=200		# declared down within 2 s
+REJOIN_CS=500		# up again within 5 s
+
+# remote_of LOCAL, local_of REMOTE: the other end of a path, from PAIRS.
+remote_of() {
+	echo "$PAIRS" | awk -v a="$1" '$2 == a { print $1 }'
+}
+
+local_of() {
+	echo "$PAIRS" | awk -v a="$1" '$1 == a { print $2 }'
+}
+
+# link SIDE IF down|up HOW: ip link set on that side, or a pulled cable.
+link() {
+	if [ "$4" = cable ]; then
+		testbed-link "$1" "$2" "$3"
+	elif [ "$1" = client ]; then
+		"client_link_$3" "$2"
+	else
+		"server_link_$3" "$2" >/dev/null
+	fi
+}
+
+# carrier_case SIDE IF HOW: take data interface IF of SIDE (client,
+# server) down under load, the HOW way (ip, cable); measure, bring it
+# back, measure.
+carrier_case() {
+	local side=$1 ifc=$2 how=$3 addr cif t0 start pid
+
+	if [ "$side" = client ]; then
+		cif=$ifc
+		addr=$(remote_of "$(word_at "$(index_of "$ifc" "$CLIENT_IFS")" "$CLIENT_ADDRS")")
+	else
+		addr=$(word_at "$(index_of "$ifc" "$SERVER_IFS")" "$SERVER_ADDRS")
+		cif=$(client_if "$(local_of "$addr")")
+	fi
+	log "--- $side $ifc down ($how): the path $(local_of "$addr") -> $addr (client $cif)"
+
+	t0=$(now_cs)
+	# In the background: on-server takes most of a second, and
+	# wait_down watches the client NIC meanwhile.
+	link "$side" "$ifc" down "$how" &
+	pid=$!
+	if wait_down "$addr" "$cif" 15; then
+		if [ "$side" = client ]; then
+			detect_report "the path to $addr, from the link going down" "$t0"
+		else
+			# The server's link went down after the last sample
+			# in which $cif still received data.
+			start=$t0
+			[ "$LAST_RX" -gt "$start" ] && start=$LAST_RX
+			log "$cif last received data $(secs $((LAST_RX - t0))) s after the command began"
+			detect_report "the path to $addr, from then" "$start"
+		fi
+		if [ "$DETECTED" -le "$DETECT_CS" ]; then
+			log "ok: $side carrier loss detected within $(secs $DETECT_CS) s"
+		else
+			fail_later "$side carrier loss ($how) took $(secs "$DETECTED") s to detect, more than $(secs $DETECT_CS) s"
+		fi
+	else
+		dump_paths
+		fail_later "the path to $addr is not down 15 s after $side $ifc went down ($how)"
+	fi
+	wait "$pid" || fail "could not take $side $ifc down"
+	show_endpoints
+
+	window_shares 3
+	if [ "$(share_of "$cif" | cut -d. -f1)" -lt 2 ]; then
+		log "ok: the dead path's NIC $cif carried almost nothing"
+	else
+		fail_later "$cif carried $(share_of "$cif") % while its path was down"
+	fi
+
+	t0=$(now_cs)
+	link "$side" "$ifc" up "$how" || fail "cannot bring $side $ifc up"
+	# Counted from when the command returned: the link is up then.
+	if wait_path "$addr" up 30; then
+		log "the path to $addr was up again $(secs "$WAITED") s after the link came back" \
+		    "($(secs $(($(now_cs) - t0))) s after the command began)"
+		if [ "$WAITED" -le "$REJOIN_CS" ]; then
+			log "ok: rejoined within $(secs $REJOIN_CS) s"
+		else
+			fail_later "the rejoin ($side, $how) took $(secs "$WAITED") s, more than $(secs $REJOIN_CS) s"
+		fi
+	else
+		dump_paths
+		fail_later "the path to $addr is not up 30 s after $side $ifc came back ($how)"
+	fi
+	show_endpoints
+	window_shares 3
+	if [ "$(share_of "$cif" | cut -d. -f1)" -ge 10 ]; then
+		log "ok: after the rejoin $cif carried I/O again"
+	else
+		fail_later "after the rejoin $cif carried only $(share_of "$cif") %"
+	fi
+}
+
+main() {
+	local tr="" n hows=ip cases=0 h
+
+	boost_priority
+	server_ctl_priority
+	defer restore_links
+	if command -v testbed-link >/dev/null; then
+		hows="ip cable"
+		defer "for i in $CLIENT_IFS; do testbed-link client \$i up; testbed-link server \$i up; done"
+	else
+		log "no testbed-link here: no pulled cables"
+	fi
+	nfs_mount "$OPTS"
+	touch_all_xprts
+	check_fresh
+	PAIRS=$(mountstats_pairs)
+	show_endpoints
+
+	tr=$(tracefs)
+	if [ -n "$tr" ] && [ -d "$tr/events/rpc_path" ]; then
+		echo >"$tr/trace"
+		echo 1 >"$tr/events/rpc_path/enable"
+		defer "echo 0 >$tr/events/rpc_path/enable"
+	else
+		log "no rpc_path tracepoints in ${tr:-<no tracefs>}: not checked"
+		tr=""
+	fi
+
+	load_start 240
+	balanced_load || fail "before any failure not every client NIC carried I/O"
+
+	# Two different paths: the one from the last client address, the
+	# one from the first.
+	for h in $hows; do
+		carrier_case client "$(echo $CLIENT_IFS | awk '{ print $NF }')" "$h"
+		carrier_case server "$(server_if "$(remote_of "$(word_at 0 "$CLIENT_ADDRS")")")" "$h"
+		cases=$((cases + 2))
+	done
+
+	load_stop
+	log "largest fio latency: $FIO_MAX_MS ms"
+
+	if [ -n "$tr" ]; then
+		n=$(grep -c 'rpc_path_state' "$tr/trace" || true)
+		grep -m 12 -E 'rpc_path_(state|move)' "$tr/trace" | sed 's/^ */trace: /'
+		log "trace: $n rpc_path_state events," \
+		    "$(grep -c 'rpc_path_move' "$tr/trace" || true) rpc_path_move events"
+		if [ "$n" -ge $((2 * cases)) ]; then
+			log "ok: the tracepoints recorded the state changes"
+		else
+			fail_later "only $n rpc_path_state events for $cases downs and rejoins"
+		fi
+	fi
+	fail_if_any
+}
+
+main
