@@ -30,6 +30,8 @@ mp_ipv6.sh
 mp_dead_endpoint.sh
 mp_carrier.sh
 mp_blackhole.sh
+mp_failover.sh
+mp_failover_tcp.sh
 "
 
 kernel_trouble() {
