@@ -32,6 +32,8 @@ mp_carrier.sh
 mp_blackhole.sh
 mp_failover.sh
 mp_failover_tcp.sh
+mp_all_down.sh
+mp_nfsd_restart.sh
 "
 
 kernel_trouble() {

@@ -1,0 +1,85 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The NFS server restarts under load, over RPC/RDMA.  While fio writes
+# 256 MiB with crc32c verification of each batch through a multipath mount
+# with one path per NIC, the server stops nfsd (rpc.nfsd 0: every
+# connection closes, nothing listens), waits 2 s and starts it again with
+# the testbed's own arguments.  Proves: the client recovers by itself,
+# fio sees no I/O or verify error, every path is up again afterwards, and
+# after a remount all the data read back over the wire verifies.
+
+. ./lib.sh
+
+OPTS="$MP_RDMA,nconnect=4,remoteports=$SERVER_RANGE,localports=$CLIENT_LIST"
+# As scripts/testbed.d/init-server.sh starts it
+NFSD_START="rpc.nfsd -N 4 --rdma=20049 8"
+FIO_JOB="--name=restart --directory=$MNT --rw=randwrite --bs=64k --size=128M
+	--numjobs=2 --direct=1 --ioengine=libaio --iodepth=16 --verify=crc32c
+	--group_reporting"
+
+fio_written_mib() {
+	local f n=0
+
+	for f in "$MNT"/restart.*; do
+		[ -e "$f" ] && n=$((n + $(stat -c %s "$f") / 1048576))
+	done
+	echo "$n"
+}
+
+fio_going() {
+	kill -0 "$FIO_PID" 2>/dev/null || fail "fio ended before nfsd was restarted"
+	[ "$(fio_written_mib)" -ge 32 ]
+}
+
+main() {
+	local rc=0 t0 t1 ports
+
+	defer "on-server 'pgrep -x nfsd >/dev/null || $NFSD_START'"
+	nfs_mount "$OPTS"
+	defer "run_wait 20 rm -f $MNT/restart.0.0 $MNT/restart.1.0"
+	touch_all_xprts
+	check_fresh
+	show_endpoints
+
+	fio_bg /tmp/nfsmp-restart.json $FIO_JOB --verify_backlog=128
+	wait_for 60 fio_going || fail "fio did not get going"
+	sleep 3
+
+	t0=$(now_cs)
+	on-server "rpc.nfsd 0; sleep 2; $NFSD_START" || fail "cannot restart nfsd"
+	t1=$(now_cs)
+	ports=$(on-server "tr '\n' ' ' </proc/fs/nfsd/portlist")
+	log "nfsd restarted in $(secs $((t1 - t0))) s; portlist: $ports"
+	kill -0 "$FIO_PID" 2>/dev/null ||
+		fail "fio ended during the restart: make its job larger"
+	show_endpoints
+
+	# While fio goes on
+	if wait_for_cs 3000 all_paths_up; then
+		log "ok: every path is up $(secs "$WAITED") s after nfsd was back"
+	else
+		dump_paths
+		fail_later "not every path is up 30 s after nfsd was back"
+	fi
+
+	fio_wait 300 || rc=$?
+	log "fio ended $(secs $(($(now_cs) - t1))) s after nfsd was back"
+	fio_check "write+verify" "$rc" /tmp/nfsmp-restart.json "read write"
+	log "largest fio latency: $FIO_MAX_MS ms"
+	show_endpoints
+	log "paths: $(paths_sum 13) downs, $(paths_sum 15) requests moved"
+
+	nfs_umount
+	nfs_mount "$OPTS"
+	defer "run_wait 20 rm -f $MNT/restart.0.0 $MNT/restart.1.0"
+	rc=0
+	fio_bg /tmp/nfsmp-restart2.json $FIO_JOB --verify_only
+	fio_wait 180 || rc=$?
+	fio_check "verify-only after remount" "$rc" /tmp/nfsmp-restart2.json read
+	rm -f "$MNT"/restart.*
+	log "ok: the data written across the restart verifies after a remount"
+	fail_if_any
+}
+
+main
