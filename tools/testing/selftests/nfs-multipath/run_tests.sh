@@ -34,6 +34,8 @@ mp_failover.sh
 mp_failover_tcp.sh
 mp_all_down.sh
 mp_nfsd_restart.sh
+mp_sysfs_offline.sh
+mp_mount_cycles.sh
 "
 
 kernel_trouble() {

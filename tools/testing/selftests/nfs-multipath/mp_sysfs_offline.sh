@@ -1,0 +1,83 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Manual control of a path through sysfs, under load, over RPC/RDMA.  On a
+# multipath mount with one path per NIC, while fio reads and writes, one
+# transport that is not the client's first (main) one is set offline
+# through its xprt_state file.  Proves: its endpoint: line says offline
+# and its NIC then carries (almost) nothing, while the path monitor leaves
+# it offline; set online, it is online and up again and carries I/O.
+# Writing offline to the main transport fails with EINVAL, as upstream.
+
+. ./lib.sh
+
+OPTS="$MP_RDMA,nconnect=4,remoteports=$SERVER_RANGE,localports=$CLIENT_LIST"
+
+main() {
+	local sw x main="" addr cif err st
+
+	nfs_mount "$OPTS"
+	touch_all_xprts
+	check_fresh
+	show_endpoints
+	sw=$(mount_switch) || fail "no xprt switch in sysfs goes to $SERVER_RANGE"
+	log "the mount's transports: $sw"
+	for x in "$sw"/xprt-*; do
+		log "${x##*/}: $(cat "$x/dstaddr") $(grep main_xprt "$x/xprt_info")" \
+		    "$(tr '\n' ' ' <"$x/path_health" 2>/dev/null)"
+		if grep -qx 'main_xprt=1' "$x/xprt_info"; then
+			main=$x
+		elif [ -z "${addr:-}" ]; then
+			addr=$(cat "$x/dstaddr")
+		fi
+	done
+	[ -n "$main" ] || fail "no transport says main_xprt=1"
+	[ -n "${addr:-}" ] || fail "no transport besides the main one"
+	x=$(xprt_dir "$addr")
+	cif=$(client_if "$(path_local "$addr")")
+	defer "echo online >$x/xprt_state"
+
+	load_start 120
+	balanced_load || fail "not every client NIC carried I/O to begin with"
+
+	log "--- offline: ${x##*/}, the path $(path_local "$addr") -> $addr ($cif)"
+	echo offline >"$x/xprt_state" || fail "cannot write offline to ${x##*/}"
+	st=$(xprt_state "$addr")
+	[ "$st" = offline ] || fail "the endpoint: line of $addr says '$st', not offline"
+	log "ok: the endpoint: line says offline"
+	sleep 1
+	window_shares 5
+	show_endpoints
+	st=$(xprt_state "$addr")
+	[ "$st" = offline ] ||
+		fail "the path to $addr is '$st' again: something brought it online"
+	[ "$(share_of "$cif" | cut -d. -f1)" -lt 2 ] ||
+		fail "$cif carried $(share_of "$cif") % while offline"
+	log "ok: it stayed offline and $cif carried almost nothing"
+
+	log "--- online"
+	echo online >"$x/xprt_state" || fail "cannot write online to ${x##*/}"
+	wait_for 5 path_online "$addr" ||
+		fail "the path to $addr is '$(xprt_state "$addr")', path '$(path_state "$addr")' after online"
+	log "ok: online and up: $(xprt_state "$addr"), path $(path_state "$addr")"
+	window_shares 3
+	[ "$(share_of "$cif" | cut -d. -f1)" -ge 10 ] ||
+		fail "$cif carried only $(share_of "$cif") % after online"
+	log "ok: $cif carried I/O again"
+
+	log "--- offline on the main transport ${main##*/}"
+	if err=$(sh -c "echo offline >$main/xprt_state" 2>&1); then
+		echo online >"$main/xprt_state"
+		fail "the main transport accepted offline"
+	fi
+	case "$err" in
+	*"Invalid argument"*) log "ok: refused: $err" ;;
+	*) fail "the main transport refused offline, but not with EINVAL: $err" ;;
+	esac
+	[ "$(xprt_state "$(cat "$main/dstaddr")")" != offline ] ||
+		fail "the main transport is offline after all"
+
+	load_stop
+}
+
+main
