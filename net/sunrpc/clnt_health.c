@@ -45,10 +45,10 @@ module_param_named(path_probe_min_delay, rpc_path_probe_min_delay, uint, 0644);
 MODULE_PARM_DESC(path_probe_min_delay,
 		 "Seconds before the first probe of a dead path (default 1)");
 
-static unsigned int rpc_path_probe_max_delay = 4;
+static unsigned int rpc_path_probe_max_delay = 2;
 module_param_named(path_probe_max_delay, rpc_path_probe_max_delay, uint, 0644);
 MODULE_PARM_DESC(path_probe_max_delay,
-		 "Longest back-off between probes of a dead path, seconds (default 4)");
+		 "Longest back-off between probes of a dead path, seconds (default 2)");
 
 static unsigned int rpc_path_stall_timeout = 500;
 module_param_named(path_stall_timeout, rpc_path_stall_timeout, uint, 0644);
