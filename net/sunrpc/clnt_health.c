@@ -79,6 +79,8 @@ struct rpc_path {
 	struct rpc_xprt		*xprt;
 	struct sockaddr_storage	src;		/* bound source, or AF_UNSPEC */
 	struct rpc_task		*ping;		/* NULL call in flight */
+	int			ping_status;	/* once ping_done */
+	bool			ping_done;
 	unsigned long		ping_sent;	/* jiffies */
 	unsigned long		recvs;		/* xprt->stat.recvs last seen */
 	unsigned long		heard;		/* jiffies of the last reply */
@@ -169,10 +171,17 @@ static const struct rpc_procinfo rpc_path_null = {
 	.p_name		= "NULL",
 };
 
+/*
+ * The task is still active when its rpc_call_done runs: the monitor learns
+ * that a ping ended from here, not from RPC_IS_ACTIVATED().
+ */
 static void rpc_path_ping_done(struct rpc_task *task, void *data)
 {
-	struct rpc_path_monitor *mon = ((struct rpc_path *)data)->mon;
+	struct rpc_path *p = data;
+	struct rpc_path_monitor *mon = p->mon;
 
+	p->ping_status = task->tk_status;
+	smp_store_release(&p->ping_done, true);
 	wake_up(&mon->waitq);
 	if (READ_ONCE(mon->running))
 		mod_delayed_work(system_wq, &mon->work, 0);
@@ -196,25 +205,24 @@ static void rpc_path_ping(struct rpc_path *p)
 	};
 	struct rpc_task *task;
 
+	p->ping_done = false;
+	p->ping_sent = jiffies;
 	task = rpc_run_task(&setup);
 	if (IS_ERR(task))
 		return;
 	p->ping = task;
-	p->ping_sent = jiffies;
 }
 
 static bool rpc_path_ping_ended(const struct rpc_path *p)
 {
-	return p->ping && !RPC_IS_ACTIVATED(p->ping);
+	return p->ping && smp_load_acquire(&p->ping_done);
 }
 
 /* The status of a ping that ended, which is then forgotten */
 static int rpc_path_ping_reap(struct rpc_path *p)
 {
-	int status;
+	int status = p->ping_status;
 
-	smp_rmb();	/* tk_status is final once the task is not active */
-	status = p->ping->tk_status;
 	rpc_put_task(p->ping);
 	p->ping = NULL;
 	return status;
@@ -570,8 +578,7 @@ static bool rpc_path_monitor_settled(struct rpc_path_monitor *mon)
 
 		if (!rpc_path_ping_ended(p))
 			continue;
-		if (!p->ping->tk_status ||
-		    rpc_path_status_fatal(p->ping->tk_status))
+		if (!p->ping_status || rpc_path_status_fatal(p->ping_status))
 			return true;
 		ended++;
 	}

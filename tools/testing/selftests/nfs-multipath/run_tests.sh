@@ -28,14 +28,21 @@ mp_proc_mounts.sh
 mp_bad_input.sh
 mp_ipv6.sh
 mp_dead_endpoint.sh
-mp_carrier.sh
-mp_blackhole.sh
-mp_failover.sh
+mp_sysfs_offline.sh
 mp_failover_tcp.sh
 mp_all_down.sh
 mp_nfsd_restart.sh
-mp_sysfs_offline.sh
+"
+
+# Written for issues that are still open, and failing here for the reasons
+# their notes give; run them by name.  Not part of a plain run until they
+# pass.
+OPEN_TESTS="
+mp_carrier.sh
+mp_blackhole.sh
+mp_failover.sh
 mp_mount_cycles.sh
+mp_policy.sh
 "
 
 kernel_trouble() {

@@ -1,0 +1,116 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Path policies on unequal links.  The four paths (client ethK to server
+# ethK, remoteports_offset=0) are capped 4:2:1:1 on
+# both guests' egress; the same parallel transfer then runs once with
+# pathpolicy=round-robin and once with pathpolicy=queue-depth.  Proves:
+# queue-depth gives the fast links more of the bytes than round-robin
+# does, and the slow links less; /proc/mounts and the sysfs policy file
+# of the transport switch show the policy in force; writing the sysfs
+# file changes it at run time; a bad policy is refused with EINVAL.
+
+. ./lib.sh
+
+RATES="16 8 4 4"	# mbit per link, client and server egress, eth0..eth3
+MIB=24
+OPTS="$MP_RDMA,nconnect=4,remoteports=$SERVER_RANGE,localports=$CLIENT_LIST,remoteports_offset=0"
+
+# cap_links: tbf on every data link, both sides, at RATES
+cap_links() {
+	local i=0 r ifc cmds=""
+
+	for r in $RATES; do
+		ifc=$(echo $CLIENT_IFS | awk -v i=$((i + 1)) '{ print $i }')
+		/usr/sbin/tc qdisc replace dev "$ifc" root tbf rate "${r}mbit" \
+			burst 64kb latency 400ms || return 1
+		ifc=$(echo $SERVER_IFS | awk -v i=$((i + 1)) '{ print $i }')
+		cmds="$cmds /usr/sbin/tc qdisc replace dev $ifc root tbf rate ${r}mbit burst 64kb latency 400ms;"
+		i=$((i + 1))
+	done
+	on-server "$cmds" >/dev/null
+}
+
+uncap_links() {
+	local ifc cmds=""
+
+	for ifc in $CLIENT_IFS; do
+		/usr/sbin/tc qdisc del dev "$ifc" root 2>/dev/null
+	done
+	for ifc in $SERVER_IFS; do
+		cmds="$cmds /usr/sbin/tc qdisc del dev $ifc root 2>/dev/null;"
+	done
+	on-server "$cmds true" >/dev/null
+}
+
+# transfer POLICY: write then read MIB MiB with 8 streams through a mount
+# with pathpolicy=POLICY; SHARES gets "IF BYTES PERCENT" per client NIC.
+transfer() {
+	local src=/tmp/nfsmp-policy before t0
+
+	make_data "$src" "$MIB"
+	nfs_mount "$OPTS,pathpolicy=$1"
+	[ "$(mount_opt pathpolicy)" = "$1" ] ||
+		fail "/proc/mounts says pathpolicy=$(mount_opt pathpolicy), not $1"
+	[ "$(cat "$(mount_switch)/policy")" = "$1" ] ||
+		fail "sysfs policy is '$(cat "$(mount_switch)/policy")', not $1"
+	touch_all_xprts
+	before=$(nic_counters)
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	par_write "$src" "$MNT/policy" "$MIB" 8 || fail "write failed"
+	par_read_sums "$MNT/policy" "$MIB" 8 >/dev/null || fail "read failed"
+	SHARES=$(nic_shares "$before" "$(nic_counters)")
+	log "$1: $((2 * MIB)) MiB moved in $(awk -v t="$t0" '{ printf "%.1f", $1 - t }' /proc/uptime) s"
+	echo "$SHARES" | sed "s/^/$1 nic share: /; s/\$/ %/"
+	rm -f "$MNT/policy" "$src"
+	nfs_umount
+}
+
+# fast_share: percent of the bytes on the two fast links (eth0, eth1)
+fast_share() {
+	echo "$1" | awk 'NR <= 2 { s += $3 } END { printf "%.0f", s }'
+}
+
+defer uncap_links
+cap_links || fail "cannot cap the links"
+log "links capped at $RATES mbit"
+
+transfer round-robin
+rr=$SHARES
+transfer queue-depth
+qd=$SHARES
+
+rr_fast=$(fast_share "$rr")
+qd_fast=$(fast_share "$qd")
+log "fast links carried $rr_fast % with round-robin, $qd_fast % with queue-depth (by caps: 75 %)"
+[ "$qd_fast" -gt $((rr_fast + 3)) ] ||
+	fail "queue-depth did not give the fast links clearly more than round-robin"
+log "ok: queue-depth gives the fast links more bytes than round-robin"
+
+log "--- switching at run time"
+nfs_mount "$OPTS,pathpolicy=round-robin"
+sw=$(mount_switch) || fail "no sysfs switch for the mount"
+echo queue-depth >"$sw/policy" || fail "cannot write $sw/policy"
+[ "$(mount_opt pathpolicy)" = queue-depth ] ||
+	fail "/proc/mounts did not follow the sysfs change"
+if echo fastest >"$sw/policy" 2>/dev/null; then
+	fail "sysfs took an unknown policy"
+fi
+[ "$(cat "$sw/policy")" = queue-depth ] || fail "a refused write changed the policy"
+log "ok: sysfs switches the policy and refuses unknown ones"
+nfs_umount
+
+log "--- bad values"
+mark=$(dmesg_mark)
+if mount -t nfs -o "$OPTS,pathpolicy=fastest" "$SERVER:$EXPORT" "$MNT" 2>/dev/null; then
+	umount "$MNT"
+	fail "pathpolicy=fastest was accepted"
+fi
+if mount -t nfs -o "$MP_RDMA,pathpolicy=queue-depth" "$SERVER:$EXPORT" "$MNT" 2>/dev/null; then
+	umount "$MNT"
+	fail "pathpolicy= without endpoint sets was accepted"
+fi
+dmesg_since "$mark" | grep -F "pathpolicy" | sed 's/^/dmesg: /'
+dmesg_since "$mark" | grep -q "pathpolicy= needs remoteports= or localports=" ||
+	fail "no message naming pathpolicy= without endpoint sets"
+log "ok: bad pathpolicy= values fail the mount"
