@@ -181,6 +181,7 @@ static void rpc_path_ping_done(struct rpc_task *task, void *data)
 	struct rpc_path_monitor *mon = p->mon;
 
 	p->ping_status = task->tk_status;
+	/* Pairs with rpc_path_ping_ended(): the status first, then done */
 	smp_store_release(&p->ping_done, true);
 	wake_up(&mon->waitq);
 	if (READ_ONCE(mon->running))
@@ -215,6 +216,7 @@ static void rpc_path_ping(struct rpc_path *p)
 
 static bool rpc_path_ping_ended(const struct rpc_path *p)
 {
+	/* Pairs with rpc_path_ping_done(): done, then a final status */
 	return p->ping && smp_load_acquire(&p->ping_done);
 }
 
