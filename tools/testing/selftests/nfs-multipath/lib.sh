@@ -727,6 +727,19 @@ dump_paths() {
 	rdma resource show cm_id 2>&1 | sed 's/^/client rdma: /'
 	on-server "/usr/sbin/ip -br link; rdma link; rdma resource show cm_id" 2>&1 |
 		sed 's/^/server: /'
+	kernel_stacks
+}
+
+# kernel_stacks: the stacks of the threads and processes that are in
+# SunRPC, RPC/RDMA or NFS code right now.
+kernel_stacks() {
+	local p
+
+	for p in /proc/[0-9]*; do
+		grep -qE 'rpcrdma|xprt|rpc_|nfs_' "$p/stack" 2>/dev/null || continue
+		echo "stack of $(cat "$p/comm") ${p#/proc/} ($(awk '{ print $3 }' "$p/stat")):"
+		head -n 10 "$p/stack" | sed 's/^/  /'
+	done
 }
 
 # ------------------------------------------------------------ load, timing
@@ -915,12 +928,6 @@ hang_evidence() {
 	for f in /sys/kernel/debug/sunrpc/rpc_clnt/*/tasks; do
 		[ -e "$f" ] || continue
 		head -n 20 "$f" | sed "s|^|rpc task ${f#/sys/kernel/debug/sunrpc/}: |"
-	done
-	# Kernel threads and processes stuck in SunRPC or RPC/RDMA
-	for p in /proc/[0-9]*; do
-		grep -qE 'rpcrdma|xprt|rpc_|nfs_' "$p/stack" 2>/dev/null || continue
-		echo "stack of $(cat "$p/comm") ${p#/proc/} ($(awk '{ print $3 }' "$p/stat")):"
-		head -n 10 "$p/stack" | sed 's/^/  /'
 	done
 	for p in $(pgrep fio); do
 		sed "s/^/fio $p stack: /" "/proc/$p/stack" 2>/dev/null | head -n 12

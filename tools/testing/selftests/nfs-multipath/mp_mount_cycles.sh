@@ -7,7 +7,9 @@
 # cache shows: the object counts of the nfs and rpc caches, and of the
 # kmalloc caches our structures come from, are back at their baseline
 # after the cycles and again after the reload; unloading finds no objects
-# left in a cache and logs no warning; the reloaded modules mount again.
+# left in a cache and logs no warning; the reloaded modules mount again;
+# the RPC clients, transport switches and transports in /sys/kernel/sunrpc
+# are as many as at the baseline.
 #
 # Counts are taken after dropping the dentry and inode caches and
 # shrinking each cache (which flushes the per-CPU slabs), so they are
@@ -66,8 +68,9 @@ slab_diff() {
 		}'
 }
 
-# settled BASE: the counts are within the limits (retried: background
-# users of shared caches settle).  SLAB_DIFF gets the last comparison.
+# settled BASE: the counts are within the limits (retried for up to 20 s:
+# background users of shared caches settle, and kfree_rcu(), which frees
+# the transport switches among others, frees in batches seconds later).  SLAB_DIFF gets the last comparison.
 settled() {
 	SLAB_DIFF=$(slab_diff "$1" "$(slab_counts)")
 	! echo "$SLAB_DIFF" | awk '$6 == 1 { bad = 1 } END { exit !bad }'
@@ -77,7 +80,7 @@ settled() {
 check_slabs() {
 	local when=$1
 
-	if wait_for 5 settled "$2"; then
+	if wait_for 20 settled "$2"; then
 		log "ok: slab counts $when are back at the baseline"
 	else
 		fail_later "slab counts $when are not back at the baseline"
@@ -89,6 +92,36 @@ check_slabs() {
 		}'
 }
 
+# sunrpc_objects: how many RPC clients, transport switches and transports
+# SunRPC shows in sysfs.
+sunrpc_objects() {
+	local d=/sys/kernel/sunrpc
+
+	echo "$(ls "$d/rpc-clients" | wc -l) rpc clients," \
+	     "$(ls "$d/xprt-switches" | wc -l) xprt switches," \
+	     "$(ls -d "$d"/xprt-switches/*/xprt-* 2>/dev/null | wc -l) xprts"
+}
+
+objects_back() {
+	OBJECTS=$(sunrpc_objects)
+	[ "$OBJECTS" = "$1" ]
+}
+
+# check_objects WHEN BASE: the same SunRPC objects as at the baseline.
+check_objects() {
+	local s
+
+	if wait_for 5 objects_back "$2"; then
+		log "ok: sysfs $1: $OBJECTS, as at the baseline"
+	else
+		fail_later "sysfs $1: $OBJECTS; at the baseline: $2"
+		for s in /sys/kernel/sunrpc/xprt-switches/*; do
+			echo "${s##*/}: $(tr '\n' ' ' <"$s/xprt_switch_info")" \
+			     "$(cat "$s"/xprt-*/dstaddr 2>/dev/null | tr '\n' ' ')"
+		done | head -n 20
+	fi
+}
+
 one_cycle() {
 	mount -t nfs -o "$OPTS" "$SERVER:$EXPORT" "$MNT" || fail "mount $1 failed"
 	touch "$MNT/cycle.$1" || fail "touch in mount $1 failed"
@@ -97,7 +130,7 @@ one_cycle() {
 }
 
 main() {
-	local base i t0 t1 mark left
+	local base i t0 t1 mark left objs
 
 	mkdir -p "$MNT"
 	defer "umount_wait $MNT 30 -f"
@@ -107,6 +140,7 @@ main() {
 	one_cycle 0
 	log "one cycle takes $(secs $(($(now_cs) - t0))) s"
 	base=$(slab_counts)
+	objs=$(sunrpc_objects)
 	log "watching $(echo "$base" | wc -l) slab caches:" \
 	    "$(echo "$base" | awk '$3 == 0 { printf "%s%s", s, $1; s = " " }') exact," \
 	    "the others may grow by up to $SLACK objects"
@@ -118,6 +152,7 @@ main() {
 	t1=$(now_cs)
 	log "$CYCLES cycles in $(secs $((t1 - t0))) s"
 	check_slabs "after $CYCLES cycles" "$base"
+	check_objects "after $CYCLES cycles" "$objs"
 
 	mark=$(dmesg_mark)
 	/sbin/modprobe -r $MODULES_DOWN || fail "cannot unload $MODULES_DOWN"
@@ -137,6 +172,7 @@ main() {
 	# The reload created our caches afresh; compare the same way.
 	one_cycle again
 	check_slabs "after the reload" "$base"
+	check_objects "after the reload" "$objs"
 	fail_if_any
 }
 
