@@ -70,7 +70,8 @@ slab_diff() {
 
 # settled BASE: the counts are within the limits (retried for up to 20 s:
 # background users of shared caches settle, and kfree_rcu(), which frees
-# the transport switches among others, frees in batches seconds later).  SLAB_DIFF gets the last comparison.
+# the transport switches among others, frees in batches seconds later).
+# SLAB_DIFF gets the last comparison.
 settled() {
 	SLAB_DIFF=$(slab_diff "$1" "$(slab_counts)")
 	! echo "$SLAB_DIFF" | awk '$6 == 1 { bad = 1 } END { exit !bad }'
