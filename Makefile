@@ -52,7 +52,7 @@ selftests: modules
 
 run-selftests: deps
 	@$(MAKE) -s -C $(SELFTESTS) helpers
-	@$(TESTBED) $(TESTBED_OPTS) -- $(TOP)/$(SELFTESTS)/run_tests.sh $(TESTS)
+	@$(TESTBED) --timeout 2700 $(TESTBED_OPTS) -- $(TOP)/$(SELFTESTS)/run_tests.sh $(TESTS)
 
 check: deps
 	@$(MAKE) --no-print-directory unit
