@@ -247,14 +247,9 @@ static bool rpc_path_status_fatal(int status)
  * Offline and online
  */
 
-static struct rpc_xprt_switch *rpc_path_switch(struct rpc_path_monitor *mon)
-{
-	return rpc_clnt_endpoints_switch(mon->clnt);
-}
-
 static void rpc_path_set_offline(struct rpc_path *p, bool offline)
 {
-	struct rpc_xprt_switch *xps = rpc_path_switch(p->mon);
+	struct rpc_xprt_switch *xps = rpc_clnt_endpoints_switch(p->mon->clnt);
 
 	if (!xps)
 		return;
@@ -293,7 +288,7 @@ static void rpc_path_kick_task(struct rpc_task *task, struct rpc_xprt *xprt)
 static void rpc_path_kick(struct rpc_path *p)
 {
 	struct sunrpc_net *sn = net_generic(p->mon->net, sunrpc_net_id);
-	struct rpc_xprt_switch *xps = rpc_path_switch(p->mon);
+	struct rpc_xprt_switch *xps = rpc_clnt_endpoints_switch(p->mon->clnt);
 	struct rpc_task *task;
 	struct rpc_clnt *clnt;
 
