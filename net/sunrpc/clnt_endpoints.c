@@ -4,14 +4,13 @@
  *
  * The transports of one rpc_clnt are placed over remote and local
  * endpoints by rpc_endpoints_place().  This file resolves local endpoints
- * in a network namespace, aims each new transport at its pair, and shows
- * the pairs.
+ * in a network namespace and aims each new transport at its pair;
+ * clnt_health.c watches the paths and shows them.
  */
 
 #include <linux/inetdevice.h>
 #include <linux/jhash.h>
 #include <linux/netdevice.h>
-#include <linux/seq_file.h>
 #include <linux/utsname.h>
 #include <net/addrconf.h>
 #include <net/if_inet6.h>
@@ -19,7 +18,6 @@
 #include <linux/sunrpc/addr.h>
 #include <linux/sunrpc/clnt.h>
 #include <linux/sunrpc/xprt.h>
-#include <linux/sunrpc/xprt_health.h>
 #include <linux/sunrpc/xprtmultipath.h>
 #include <linux/sunrpc/clnt_endpoints.h>
 
@@ -300,81 +298,6 @@ bool rpc_endpoint_config_equal(const struct rpc_endpoint_config *a,
 	       a->offset == b->offset && a->policy == b->policy;
 }
 EXPORT_SYMBOL_GPL(rpc_endpoint_config_equal);
-
-static const char *rpc_xprt_state_name(struct rpc_xprt *xprt)
-{
-	if (test_bit(XPRT_OFFLINE, &xprt->state))
-		return "offline";
-	if (xprt_connected(xprt))
-		return "connected";
-	if (xprt_connecting(xprt))
-		return "connecting";
-	return "idle";
-}
-
-struct rpc_show_endpoints_ctx {
-	struct seq_file	*seq;
-	unsigned int	index;
-};
-
-static int rpc_show_one_endpoint(struct rpc_clnt *clnt, struct rpc_xprt *xprt,
-				 void *data)
-{
-	struct rpc_show_endpoints_ctx *ctx = data;
-	char src[INET6_ADDRSTRLEN + 8] = "*";
-
-	if (xprt_connected(xprt) && xprt->ops->get_srcaddr &&
-	    xprt->ops->get_srcaddr(xprt, src, sizeof(src)) < 0)
-		strscpy(src, "*", sizeof(src));
-	seq_printf(ctx->seq,
-		   "\tendpoint:\t%u %s %s -> %s port %s %s path %s downs %ld moved %ld\n",
-		   ctx->index++, xprt->address_strings[RPC_DISPLAY_NETID], src,
-		   xprt->address_strings[RPC_DISPLAY_ADDR],
-		   xprt->address_strings[RPC_DISPLAY_PORT],
-		   rpc_xprt_state_name(xprt),
-		   rpc_path_state_name(READ_ONCE(xprt->health.state)),
-		   atomic_long_read(&xprt->health.downs),
-		   atomic_long_read(&xprt->health.moved));
-	return 0;
-}
-
-/* The iterator of rpc_clnt_iterate_for_each_xprt() skips offline ones */
-static void rpc_show_offline_endpoints(struct rpc_clnt *clnt,
-				       struct rpc_show_endpoints_ctx *ctx)
-{
-	struct rpc_xprt_switch *xps = rpc_clnt_endpoints_switch(clnt);
-	struct rpc_xprt_iter xpi;
-	struct rpc_xprt *xprt;
-
-	if (!xps)
-		return;
-	xprt_iter_init_listoffline(&xpi, xps);
-	xprt_switch_put(xps);
-	while ((xprt = xprt_iter_get_next(&xpi))) {
-		rpc_show_one_endpoint(clnt, xprt, ctx);
-		xprt_put(xprt);
-	}
-	xprt_iter_destroy(&xpi);
-}
-
-/**
- * rpc_clnt_show_endpoints - show the local -> remote pair of each transport
- * @seq: output, e.g. /proc/self/mountstats
- * @clnt: client whose transports to show
- *
- * One "endpoint:" line per transport, the active ones first: index, netid,
- * source address (or "*" while not connected), remote address, port,
- * transport state, and the path health: state, how often the path went
- * down, and how many requests moved away from it.
- */
-void rpc_clnt_show_endpoints(struct seq_file *seq, struct rpc_clnt *clnt)
-{
-	struct rpc_show_endpoints_ctx ctx = { .seq = seq };
-
-	rpc_clnt_iterate_for_each_xprt(clnt, rpc_show_one_endpoint, &ctx);
-	rpc_show_offline_endpoints(clnt, &ctx);
-}
-EXPORT_SYMBOL_GPL(rpc_clnt_show_endpoints);
 
 /**
  * rpc_clnt_endpoints_switch - the transport switch of a client

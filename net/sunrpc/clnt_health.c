@@ -23,6 +23,7 @@
 #include <linux/inetdevice.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -149,6 +150,81 @@ ssize_t rpc_xprt_health_show(struct rpc_xprt *xprt, char *buf)
 			  atomic_long_read(&xprt->health.downs),
 			  atomic_long_read(&xprt->health.moved));
 }
+
+static const char *rpc_xprt_state_name(struct rpc_xprt *xprt)
+{
+	if (test_bit(XPRT_OFFLINE, &xprt->state))
+		return "offline";
+	if (xprt_connected(xprt))
+		return "connected";
+	if (xprt_connecting(xprt))
+		return "connecting";
+	return "idle";
+}
+
+struct rpc_show_endpoints_ctx {
+	struct seq_file	*seq;
+	unsigned int	index;
+};
+
+static int rpc_show_one_endpoint(struct rpc_clnt *clnt, struct rpc_xprt *xprt,
+				 void *data)
+{
+	struct rpc_show_endpoints_ctx *ctx = data;
+	char src[INET6_ADDRSTRLEN + 8] = "*";
+
+	if (xprt_connected(xprt) && xprt->ops->get_srcaddr &&
+	    xprt->ops->get_srcaddr(xprt, src, sizeof(src)) < 0)
+		strscpy(src, "*", sizeof(src));
+	seq_printf(ctx->seq,
+		   "\tendpoint:\t%u %s %s -> %s port %s %s path %s downs %ld moved %ld\n",
+		   ctx->index++, xprt->address_strings[RPC_DISPLAY_NETID], src,
+		   xprt->address_strings[RPC_DISPLAY_ADDR],
+		   xprt->address_strings[RPC_DISPLAY_PORT],
+		   rpc_xprt_state_name(xprt),
+		   rpc_path_state_name(READ_ONCE(xprt->health.state)),
+		   atomic_long_read(&xprt->health.downs),
+		   atomic_long_read(&xprt->health.moved));
+	return 0;
+}
+
+/* The iterator of rpc_clnt_iterate_for_each_xprt() skips offline ones */
+static void rpc_show_offline_endpoints(struct rpc_clnt *clnt,
+				       struct rpc_show_endpoints_ctx *ctx)
+{
+	struct rpc_xprt_switch *xps = rpc_clnt_endpoints_switch(clnt);
+	struct rpc_xprt_iter xpi;
+	struct rpc_xprt *xprt;
+
+	if (!xps)
+		return;
+	xprt_iter_init_listoffline(&xpi, xps);
+	xprt_switch_put(xps);
+	while ((xprt = xprt_iter_get_next(&xpi))) {
+		rpc_show_one_endpoint(clnt, xprt, ctx);
+		xprt_put(xprt);
+	}
+	xprt_iter_destroy(&xpi);
+}
+
+/**
+ * rpc_clnt_show_endpoints - show the local -> remote pair of each transport
+ * @seq: output, e.g. /proc/self/mountstats
+ * @clnt: client whose transports to show
+ *
+ * One "endpoint:" line per transport, the active ones first: index, netid,
+ * source address (or "*" while not connected), remote address, port,
+ * transport state, and the path health: state, how often the path went
+ * down, and how many requests moved away from it.
+ */
+void rpc_clnt_show_endpoints(struct seq_file *seq, struct rpc_clnt *clnt)
+{
+	struct rpc_show_endpoints_ctx ctx = { .seq = seq };
+
+	rpc_clnt_iterate_for_each_xprt(clnt, rpc_show_one_endpoint, &ctx);
+	rpc_show_offline_endpoints(clnt, &ctx);
+}
+EXPORT_SYMBOL_GPL(rpc_clnt_show_endpoints);
 
 /*
  * Pings
