@@ -6,6 +6,8 @@
 #   make demo       build what is missing, boot the testbed, show the paths
 #   make check      everything a contributor must pass
 #   make modules    build and stage our module set under build/stage-*/
+#   make series     write the upstream patch series to build/series/
+#   make check-series  apply, build and check that series patch by patch
 #   make deps       install the host packages (idempotent, fast when done)
 
 KSERIES		?= 6.12
@@ -18,7 +20,7 @@ TESTBED		:= scripts/testbed
 TESTBED_OPTS	?=
 TESTS		?=
 
-.PHONY: all deps modules prepare unit checkpatch sparse docs selftests run-selftests check demo clean help
+.PHONY: all deps modules prepare unit checkpatch sparse docs series check-series selftests run-selftests check demo clean help
 
 all: modules
 
@@ -46,6 +48,12 @@ sparse: prepare
 docs: deps
 	@scripts/check-docs
 
+series: prepare
+	@scripts/series >/dev/null
+
+check-series: prepare
+	@scripts/check-series
+
 # The selftests run inside the client guest; TESTS= picks some by name.
 selftests: modules
 	@$(MAKE) --no-print-directory run-selftests
@@ -60,6 +68,7 @@ check: deps
 	@$(MAKE) --no-print-directory docs
 	@$(MAKE) --no-print-directory modules
 	@$(MAKE) --no-print-directory sparse
+	@$(MAKE) --no-print-directory check-series
 	@$(MAKE) --no-print-directory run-selftests
 
 demo: modules
