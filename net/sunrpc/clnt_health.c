@@ -10,7 +10,8 @@
  *  - a path is declared down when the carrier of its local device goes,
  *    or when it carries requests but nothing came back for
  *    path_stall_timeout and a NULL call then got no answer within
- *    path_ping_timeout.  Idle paths get a NULL call every path_heartbeat;
+ *    path_ping_timeout, or within eight of them while no other path was
+ *    heard from either.  Idle paths get a NULL call every path_heartbeat;
  *  - a path that is down goes offline, so the round-robin iterator skips
  *    it, and the moveable requests waiting on it are woken to start over
  *    on a path that is up.  The last path that is up never goes offline:
@@ -72,6 +73,13 @@ MODULE_PARM_DESC(path_heartbeat,
 
 /* A probe of a dead path may take this many ping timeouts: it connects */
 #define RPC_PATH_PROBE_PINGS	4
+
+/*
+ * A ping unanswered while no other path was heard from either points at
+ * a slow server, not at this path: it is down only after this many ping
+ * timeouts.
+ */
+#define RPC_PATH_SILENT_PINGS	8
 
 struct rpc_path_monitor;
 
@@ -485,11 +493,44 @@ static bool rpc_xprt_busy(struct rpc_xprt *xprt)
 	       !list_empty(&xprt->xmit_queue);
 }
 
+/* Was another path that is up heard from since @since? */
+static bool rpc_path_another_heard(const struct rpc_path *self,
+				   unsigned long since)
+{
+	const struct rpc_path_monitor *mon = self->mon;
+	unsigned int i;
+
+	for (i = 0; i < mon->n; i++) {
+		const struct rpc_path *p = &mon->paths[i];
+
+		if (p != self && rpc_path_state(p) == RPC_PATH_UP &&
+		    time_after_eq(p->heard, since))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Did the ping in flight on an up path go unanswered?  A reply of any
+ * kind since it left is as good as its answer.  When every path is
+ * silent, the server is slow or gone, and declaring paths dead one by
+ * one would only churn: give them longer.
+ */
+static bool rpc_path_ping_lost(const struct rpc_path *p, unsigned long now)
+{
+	unsigned long wait = msecs_to_jiffies(rpc_path_ping_timeout);
+
+	if (!time_after(now, p->ping_sent + wait) ||
+	    time_after_eq(p->heard, p->ping_sent))
+		return false;
+	return rpc_path_another_heard(p, p->ping_sent) ||
+	       time_after(now, p->ping_sent + RPC_PATH_SILENT_PINGS * wait);
+}
+
 /* A path that is up: is it still?  True while it needs fast ticks. */
 static bool rpc_path_check_up(struct rpc_path *p, unsigned long now)
 {
 	unsigned long stall = msecs_to_jiffies(rpc_path_stall_timeout);
-	unsigned long wait = msecs_to_jiffies(rpc_path_ping_timeout);
 	bool busy = rpc_xprt_busy(p->xprt);
 
 	if (!p->carrier) {
@@ -497,9 +538,7 @@ static bool rpc_path_check_up(struct rpc_path *p, unsigned long now)
 		return true;
 	}
 	if (p->ping) {
-		/* A reply since the ping left is as good as its answer */
-		if (time_after(now, p->ping_sent + wait) &&
-		    !time_after_eq(p->heard, p->ping_sent)) {
+		if (rpc_path_ping_lost(p, now)) {
 			rpc_signal_task(p->ping);
 			rpc_path_down(p, "no answer to a ping");
 		}

@@ -232,7 +232,7 @@ add_modules() {
 
 add_scripts() {
 	local f
-	for f in init-common.sh init-server.sh init-client.sh ctl-handler; do
+	for f in init-common.sh init-server.sh init-client.sh ctl-handler rxe-qp1-watch; do
 		install -m 755 "$HERE/$f" "$ROOT/usr/lib/testbed/$f"
 	done
 	install -m 755 "$HERE/on-server" "$ROOT/usr/bin/on-server"

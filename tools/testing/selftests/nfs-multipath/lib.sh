@@ -756,7 +756,7 @@ load_start() {
 		--bs=64k --size=64M --direct=1 --ioengine=libaio --iodepth=16 \
 		--time_based --runtime="$secs" "$@" >/dev/null 2>&1 &
 	LOAD_PID=$!
-	defer "kill -INT $LOAD_PID; run_wait 20 rm -f $MNT/load.0.0"
+	defer "load_signal INT; run_wait 20 rm -f $MNT/load.0.0"
 	# fio lays the file out first; wait until the random I/O runs.
 	wait_for 30 load_running || fail "fio did not start its I/O in 30 s"
 }
@@ -767,12 +767,18 @@ load_running() {
 		sleep 1
 }
 
+# load_signal SIG: signal the fio of load_start.  LOAD_PID is the
+# subshell of fio_json; fio is its child.
+load_signal() {
+	pkill "-$1" -P "$LOAD_PID" -x fio 2>/dev/null || true
+}
+
 # load_stop: end the fio of load_start and check it: exit 0 (or stopped
 # by us), no I/O error.  FIO_MAX_MS gets its largest latency.
 load_stop() {
 	local rc=0
 
-	kill -INT "$LOAD_PID" 2>/dev/null || true
+	load_signal INT
 	if ! run_wait_pid "$LOAD_PID" 60; then
 		hang_evidence
 		fail "fio did not end in 60 s after SIGINT: its I/O hangs"
@@ -938,7 +944,7 @@ hang_evidence() {
 fio_bg() {
 	fio_json "$@" >/dev/null 2>&1 &
 	FIO_PID=$!
-	defer "kill -INT $FIO_PID"
+	defer "pkill -INT -P $FIO_PID -x fio"
 }
 
 # fio_wait SECONDS: wait for FIO_PID and return its status.  Fail, with

@@ -5,8 +5,12 @@
 # TCP).  A multipath mount with one path per NIC carries fio: 512 MiB of
 # random 64 KiB O_DIRECT writes at iodepth 16, each batch read back and
 # checked (crc32c) while the writing goes on.  Meanwhile a random data link
-# goes down for 1 to 3 s every 3 to 5 s, alternately on the client and on
-# the server side, for at least 60 s; one link at a time, never all.
+# goes down for 1 to 3 s every 3 to 5 s, for at least 60 s; one link at a
+# time, never all.  Over TCP the links alternate between the client and
+# the server side.  Over RDMA only server links go down: a soft-RoCE
+# device of the client that sent through a dead link never connects again
+# (scripts/testbed.d/rxe-qp1-watch says why), so the client's side is
+# covered by the TCP run.
 # Proves: no I/O error, no verify error, no request waits more than 2 s
 # (fio's largest completion latency), the paths noticed the failures
 # (downs > 0), all paths are up again afterwards, and after a remount all
@@ -20,6 +24,10 @@ case "$PROTO" in
 rdma) OPTS=$MP_RDMA ;;
 tcp) OPTS=$MP_TCP ;;
 *) fail "unknown FAILOVER_PROTO=$PROTO" ;;
+esac
+case "$PROTO" in
+rdma) FLAP_SIDES="server" ;;
+tcp) FLAP_SIDES="client server" ;;
 esac
 OPTS="$OPTS,nconnect=4,remoteports=$SERVER_RANGE,localports=$CLIENT_LIST"
 
@@ -35,7 +43,7 @@ FIO_JOB="--name=failover --directory=$MNT --rw=randwrite --bs=64k
 	--ioengine=libaio --iodepth=16 --verify=crc32c --group_reporting"
 
 # flap_one N: take a random data link down for 1 to 3 s and bring it back;
-# odd N on the client, even N on the server.  Returns after 3 to 5 s.
+# on the sides of FLAP_SIDES in turn.  Returns after 3 to 5 s.
 flap_one() {
 	local n=$1 k d p t0 side ifc what
 
@@ -44,12 +52,11 @@ flap_one() {
 	d=$((10 + RANDOM % 21))		# down for d/10 s: 1.0 to 3.0
 	p=$((30 + RANDOM % 21))		# a flap every p/10 s: 3.0 to 5.0
 	[ "$p" -ge $((d + 10)) ] || p=$((d + 10))
-	if [ $((n % 2)) = 1 ]; then
-		side=client
+	side=$(word_at $((n % $(echo $FLAP_SIDES | wc -w))) "$FLAP_SIDES")
+	if [ "$side" = client ]; then
 		ifc=$(word_at "$k" "$CLIENT_IFS")
 		what="path from $(word_at "$k" "$CLIENT_ADDRS")"
 	else
-		side=server
 		ifc=$(word_at "$k" "$SERVER_IFS")
 		what="path to $(word_at "$k" "$SERVER_ADDRS")"
 	fi

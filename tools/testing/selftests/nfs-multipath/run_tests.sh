@@ -29,6 +29,8 @@ mp_bad_input.sh
 mp_ipv6.sh
 mp_dead_endpoint.sh
 mp_sysfs_offline.sh
+mp_all_down.sh
+mp_nfsd_restart.sh
 "
 
 # Written for issues that are still open, and failing here for the reasons
@@ -36,8 +38,6 @@ mp_sysfs_offline.sh
 # pass.
 OPEN_TESTS="
 mp_failover_tcp.sh
-mp_all_down.sh
-mp_nfsd_restart.sh
 mp_carrier.sh
 mp_blackhole.sh
 mp_failover.sh
