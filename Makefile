@@ -8,7 +8,9 @@
 #   make modules    build and stage our module set under build/stage-*/
 #   make series     write the upstream patch series to build/series/
 #   make check-series  apply, build and check that series patch by patch
+#                   (BISECT=0: without a build after every patch)
 #   make deps       install the host packages (idempotent, fast when done)
+#   make bench      every benchmark scenario, side by side (QUICK=1: smaller)
 
 KSERIES		?= 6.12
 export KSERIES
@@ -19,8 +21,10 @@ SELFTESTS	:= tools/testing/selftests/nfs-multipath
 TESTBED		:= scripts/testbed
 TESTBED_OPTS	?=
 TESTS		?=
+BISECT		?= 1
+QUICK		?=
 
-.PHONY: all deps modules prepare unit checkpatch sparse docs series check-series selftests run-selftests check demo clean help
+.PHONY: all deps modules prepare unit checkpatch sparse docs series check-series selftests run-selftests bench run-bench check demo clean help
 
 all: modules
 
@@ -52,7 +56,7 @@ series: prepare
 	@scripts/series >/dev/null
 
 check-series: prepare
-	@scripts/check-series
+	@BISECT=$(BISECT) scripts/check-series
 
 # The selftests run inside the client guest; TESTS= picks some by name.
 selftests: modules
@@ -62,14 +66,23 @@ run-selftests: deps
 	@$(MAKE) -s -C $(SELFTESTS) helpers
 	@$(TESTBED) --timeout 2700 $(TESTBED_OPTS) -- $(TOP)/$(SELFTESTS)/run_tests.sh $(TESTS)
 
+# The bench reports, it asserts no speed; it fails only when a scenario
+# cannot run.  check runs its QUICK form so that it never rots.
+bench: modules
+	@$(MAKE) --no-print-directory run-bench
+
+run-bench: deps
+	@QUICK=$(QUICK) scripts/bench
+
 check: deps
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory checkpatch
 	@$(MAKE) --no-print-directory docs
 	@$(MAKE) --no-print-directory modules
 	@$(MAKE) --no-print-directory sparse
-	@$(MAKE) --no-print-directory check-series
+	@$(MAKE) --no-print-directory check-series BISECT=0
 	@$(MAKE) --no-print-directory run-selftests
+	@$(MAKE) --no-print-directory run-bench QUICK=1
 
 demo: modules
 	@scripts/demo
