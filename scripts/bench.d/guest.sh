@@ -325,15 +325,24 @@ b4() {
 	done
 }
 
+# With a cap given, the ceiling runs last: it only reports then, and the
+# uncapped transfers are the ones that have crashed the server guest under
+# TCG (a spurious #DB in rxe, then an oops in net_rx_action), which would
+# lose every scenario after them.
 run_ours() {
-	ceiling
-	choose_cap
+	local given=$CAP
+
+	[ -n "$given" ] || ceiling
+	[ -n "$given" ] || choose_cap
+	info cap_mbit "$CAP"
 	info cap_mib "$(mbit_mib "$CAP")"
 	b2
 	b3
 	b4
 	clear_caps
 	series B5 "ours nconnect=64" "$(mp_opts 4 64)" randread
+	[ -z "$given" ] || ceiling
+	[ -z "$given" ] || choose_cap
 }
 
 run_stock() {
