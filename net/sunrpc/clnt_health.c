@@ -435,17 +435,10 @@ static void rpc_path_backoff(struct rpc_path *p, bool reset)
 	p->next_probe = jiffies + p->backoff * HZ;
 }
 
-/*
- * A path declared dead loses its connection at once.  Requests sent on
- * it and moved elsewhere release their buffers there first: over RDMA
- * that invalidates their memory registrations, which waits behind the
- * retries of the dead queue pair until the connection is torn down.
- */
 static void rpc_path_down(struct rpc_path *p, const char *why)
 {
 	rpc_path_set_state(p, RPC_PATH_DOWN, why);
 	rpc_path_backoff(p, true);
-	xprt_force_disconnect(p->xprt);
 	rpc_path_drain(p);
 }
 
