@@ -64,7 +64,7 @@ selftests: modules
 
 run-selftests: deps
 	@$(MAKE) -s -C $(SELFTESTS) helpers
-	@$(TESTBED) --timeout 2700 $(TESTBED_OPTS) -- $(TOP)/$(SELFTESTS)/run_tests.sh $(TESTS)
+	@scripts/run-selftests --timeout 2700 $(TESTBED_OPTS) -- $(TESTS)
 
 # The bench reports, it asserts no speed; it fails only when a scenario
 # cannot run.  check runs its QUICK form so that it never rots.

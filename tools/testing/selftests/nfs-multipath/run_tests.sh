@@ -4,6 +4,11 @@
 # Run the nfs-multipath selftests inside the client guest, with KTAP output.
 #
 #   run_tests.sh [TEST...]     TEST is a script name, with or without .sh
+#   run_tests.sh --list        print the tests a plain run runs
+#   run_tests.sh --after PASSED FAILED TEST...
+#                              go on with the KTAP stream of an earlier boot
+#                              whose first PASSED + FAILED tests ended: no
+#                              header, and numbers and totals go on from there
 #
 # Every test also fails if the kernel logged a WARN, BUG or oops while it ran.
 # Exits non-zero when any test failed.
@@ -76,8 +81,21 @@ run_one() {
 }
 
 main() {
-	local tests="" t n=0 pass=0 failed=0
+	local tests="" t n=0 pass=0 failed=0 header=1
 
+	case "${1:-}" in
+	--list)
+		echo $ALL_TESTS
+		return 0
+		;;
+	--after)
+		pass=$2
+		failed=$3
+		n=$((pass + failed))
+		header=0
+		shift 3
+		;;
+	esac
 	for t in "$@"; do
 		case "$t" in *.sh) ;; *) t=$t.sh ;; esac
 		[ -f "$DIR/$t" ] || { echo "run_tests.sh: no test $t" >&2; exit 2; }
@@ -85,8 +103,10 @@ main() {
 	done
 	[ -n "$tests" ] || tests=$ALL_TESTS
 
-	echo "TAP version 13"
-	echo "1..$(echo $tests | wc -w)"
+	if [ "$header" = 1 ]; then
+		echo "TAP version 13"
+		echo "1..$(echo $tests | wc -w)"
+	fi
 	for t in $tests; do
 		n=$((n + 1))
 		if run_one "$n" "$t"; then
