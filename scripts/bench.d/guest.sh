@@ -77,43 +77,6 @@ bfail() {
 
 # ---------------------------------------------------------------- links
 
-# tbf_args RATE: the tbf of one link at RATE mbit.  Its queue is large:
-# a write makes the server pull up to a few MiB at once (RDMA Reads of
-# the nfsd threads) through the client's egress, and a drop there costs
-# rxe a retransmit timeout, seven of them the connection.  One transport
-# per link drains its queue in order, so that the sender sees progress.
-tbf_args() {
-	echo "tbf rate ${1}mbit burst 64kb limit $((16 << 20))"
-}
-
-# set_caps R0 R1 R2 R3: tbf at RK mbit on the egress of client ethK and of
-# server ethK, so that both writes (client egress) and reads (server
-# egress) are bounded.
-set_caps() {
-	local k=0 r ifc cmds=""
-
-	for r in "$@"; do
-		ifc=$(word_at "$k" "$CLIENT_IFS")
-		/usr/sbin/tc qdisc replace dev "$ifc" root $(tbf_args "$r") || return 1
-		ifc=$(word_at "$k" "$SERVER_IFS")
-		cmds="$cmds /usr/sbin/tc qdisc replace dev $ifc root $(tbf_args "$r") &&"
-		k=$((k + 1))
-	done
-	on-server "$cmds true" >/dev/null
-}
-
-clear_caps() {
-	local ifc cmds=""
-
-	for ifc in $CLIENT_IFS; do
-		/usr/sbin/tc qdisc del dev "$ifc" root 2>/dev/null || true
-	done
-	for ifc in $SERVER_IFS; do
-		cmds="$cmds /usr/sbin/tc qdisc del dev $ifc root 2>/dev/null;"
-	done
-	on-server "$cmds true" >/dev/null
-}
-
 # first_n N LIST SEP: the first N words of LIST joined by SEP.
 first_n() {
 	echo $2 | awk -v n="$1" -v s="$3" '
@@ -234,7 +197,7 @@ median() {
 # ceiling: uncapped, the TCG CPU ceiling of one rxe path (a plain mount,
 # one transport) and of the whole guest (every link).
 ceiling() {
-	clear_caps
+	uncap_links
 	series ceiling "1 path" "$MP_RDMA,nconnect=1" "read write"
 	series ceiling "4 links" "$(mp_opts 4 4)" "read write"
 }
@@ -276,7 +239,7 @@ choose_cap() {
 b2() {
 	local k
 
-	set_caps "$CAP" "$CAP" "$CAP" "$CAP" || { bfail B2 caps "tc failed"; return 0; }
+	cap_links "$CAP" "$CAP" "$CAP" "$CAP" || { bfail B2 caps "tc failed"; return 0; }
 	for k in 1 2 3 4; do
 		series B2 "links=$k" "$(mp_opts "$k" "$k")" "read write randread"
 	done
@@ -286,7 +249,7 @@ b2() {
 b3() {
 	local p
 
-	set_caps $((2 * CAP)) "$CAP" $((CAP / 2)) $((CAP / 2)) ||
+	cap_links $((2 * CAP)) "$CAP" $((CAP / 2)) $((CAP / 2)) ||
 		{ bfail B3 caps "tc failed"; return 0; }
 	for p in round-robin queue-depth; do
 		series B3 "$p" "$(mp_opts 4 4),pathpolicy=$p" "read write"
@@ -308,7 +271,7 @@ mount_ms() {
 b4() {
 	local rep config opts
 
-	clear_caps
+	uncap_links
 	for rep in $(seq 1 $((REPS + 2))); do
 		for config in nconnect=1 nconnect=16; do
 			if [ "$config" = nconnect=1 ]; then
@@ -339,7 +302,7 @@ run_ours() {
 	b2
 	b3
 	b4
-	clear_caps
+	uncap_links
 	series B5 "ours nconnect=64" "$(mp_opts 4 64)" randread
 	[ -z "$given" ] || ceiling
 	[ -z "$given" ] || choose_cap
@@ -348,9 +311,9 @@ run_ours() {
 run_stock() {
 	[ -n "$CAP" ] || CAP=32
 	info cap_mbit "$CAP"
-	set_caps "$CAP" "$CAP" "$CAP" "$CAP" || bfail B1 caps "tc failed"
+	cap_links "$CAP" "$CAP" "$CAP" "$CAP" || bfail B1 caps "tc failed"
 	series B1 "stock nconnect=4" "$MP_RDMA,nconnect=4" "read write randread"
-	clear_caps
+	uncap_links
 	series B5 "stock nconnect=16" "$MP_RDMA,nconnect=16" randread
 }
 
@@ -369,7 +332,7 @@ main() {
 }
 
 # The cleanups run in this shell: main runs in a subshell of the pipeline.
-defer clear_caps
+defer uncap_links
 defer "run_wait 30 umount -f $MNT"
 main 2>&1 | tee "$BENCH_LOG"
 exit "${PIPESTATUS[0]}"

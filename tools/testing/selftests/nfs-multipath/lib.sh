@@ -580,19 +580,55 @@ server_link_up() {
 		"$(word_at "$k" "$SERVER_ADDRS6")")"
 }
 
+# tbf_args RATE: the tbf of one link at RATE mbit.  Its queue is large:
+# a write makes the server pull up to a few MiB at once (RDMA Reads of
+# the nfsd threads) through the client's egress, and a drop there costs
+# rxe a retransmit timeout, seven of them the connection.  One transport
+# per link drains its queue in order, so that the sender sees progress.
+tbf_args() {
+	echo "tbf rate ${1}mbit burst 64kb limit $((16 << 20))"
+}
+
+# cap_links R0 R1 ...: tbf at RK mbit on the egress of client ethK and of
+# server ethK, so that both writes (client egress) and reads (server
+# egress) are bounded.  uncap_links takes them off again.
+cap_links() {
+	local k=0 r ifc cmds=""
+
+	for r in "$@"; do
+		ifc=$(word_at "$k" "$CLIENT_IFS")
+		/usr/sbin/tc qdisc replace dev "$ifc" root $(tbf_args "$r") || return 1
+		ifc=$(word_at "$k" "$SERVER_IFS")
+		cmds="$cmds /usr/sbin/tc qdisc replace dev $ifc root $(tbf_args "$r") &&"
+		k=$((k + 1))
+	done
+	on-server "$cmds true" >/dev/null
+}
+
+uncap_links() {
+	local ifc cmds=""
+
+	for ifc in $CLIENT_IFS; do
+		/usr/sbin/tc qdisc del dev "$ifc" root 2>/dev/null || true
+	done
+	for ifc in $SERVER_IFS; do
+		cmds="$cmds /usr/sbin/tc qdisc del dev $ifc root 2>/dev/null;"
+	done
+	on-server "$cmds true" >/dev/null
+}
+
 # restore_links: every data interface up on both sides, with its routes,
 # and no netem.  For cleanups.
 restore_links() {
 	local i cmds=""
 
+	uncap_links
 	for i in $CLIENT_IFS; do
-		/usr/sbin/tc qdisc del dev "$i" root 2>/dev/null || true
 		if [ "$(cat "/sys/class/net/$i/operstate")" != up ]; then
 			client_link_up "$i" || true
 		fi
 	done
 	for i in $SERVER_IFS; do
-		cmds="$cmds /usr/sbin/tc qdisc del dev $i root 2>/dev/null;"
 		cmds="$cmds [ \$(cat /sys/class/net/$i/operstate) = up ] ||"
 		cmds="$cmds { $(if_up_cmd "$i" "$(word_at "${i#eth}" "$SERVER_ADDRS")" \
 			"$(word_at "${i#eth}" "$SERVER_ADDRS6")"); };"
