@@ -77,9 +77,33 @@ settled() {
 	! echo "$SLAB_DIFF" | awk '$6 == 1 { bad = 1 } END { exit !bad }'
 }
 
+# With slub_debug=U on a cache (scripts/testbed --append), debugfs keeps
+# its allocation sites: trace_save keeps them at the baseline, and
+# trace_growth CACHE names the sites that gained objects since.
+TRACES=/sys/kernel/debug/slab
+trace_save() {
+	local c
+
+	mount -t debugfs none /sys/kernel/debug 2>/dev/null || true
+	for c in $(caches); do
+		[ ! -r "$TRACES/$c/alloc_traces" ] ||
+			cat "$TRACES/$c/alloc_traces" >"/tmp/nfsmp-traces.$c"
+	done
+}
+
+trace_growth() {
+	[ -r "/tmp/nfsmp-traces.$1" ] || return 0
+	cat "$TRACES/$1/alloc_traces" | awk '
+		FNR == NR && /^ *[0-9]+ / { b[$2] += $1; next }
+		/^ *[0-9]+ / { a[$2] += $1 }
+		END { for (k in a) if (a[k] > b[k]) print a[k] - b[k], k }' \
+		"/tmp/nfsmp-traces.$1" - | sort -rn | head -n 8 |
+		sed "s/^/slab $1 grew at: /"
+}
+
 # check_slabs WHEN BASE: compare with the baseline and log.
 check_slabs() {
-	local when=$1
+	local when=$1 c
 
 	if wait_for 20 settled "$2"; then
 		log "ok: slab counts $when are back at the baseline"
@@ -91,6 +115,9 @@ check_slabs() {
 			printf "slab %s: %s %d -> %d (%+d, aliases %d)%s\n", w, $1, $2,
 			       $3, $4, $5, $6 ? " too many" : ""
 		}'
+	for c in $(echo "$SLAB_DIFF" | awk '$6 { print $1 }'); do
+		trace_growth "$c"
+	done
 }
 
 # sunrpc_objects: how many RPC clients, transport switches and transports
@@ -141,6 +168,7 @@ main() {
 	one_cycle 0
 	log "one cycle takes $(secs $(($(now_cs) - t0))) s"
 	base=$(slab_counts)
+	trace_save
 	objs=$(sunrpc_objects)
 	log "watching $(echo "$base" | wc -l) slab caches:" \
 	    "$(echo "$base" | awk '$3 == 0 { printf "%s%s", s, $1; s = " " }') exact," \
