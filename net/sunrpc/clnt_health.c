@@ -83,12 +83,13 @@ MODULE_PARM_DESC(path_heartbeat,
 
 /*
  * A slow link that is busy goes quiet between replies for as long as one
- * reply takes to come through: wait its longest recent gap, times
+ * reply takes to come through: wait its average gap, times
  * RPC_PATH_GAP_FACTOR, before pinging it and for the ping, but never more
- * than RPC_PATH_PATIENCE_MAX times the configured timeouts.
+ * than RPC_PATH_PATIENCE_MAX times the configured timeouts, so that a
+ * dead path still goes down within two seconds.
  */
 #define RPC_PATH_GAP_FACTOR	2
-#define RPC_PATH_PATIENCE_MAX	4
+#define RPC_PATH_PATIENCE_MAX	2
 
 struct rpc_path_monitor;
 
@@ -518,9 +519,8 @@ static unsigned long rpc_path_patience(const struct rpc_path *p,
 }
 
 /*
- * Replies came in: the time they took since the last reply (or since the
- * path became busy, when later) is the path's gap when longer than the
- * gap so far, which otherwise decays by an eighth a reply.
+ * Replies came in: fold the time they took since the last reply (or since
+ * the path became busy, when later) into the path's average gap.
  */
 static void rpc_path_heard(struct rpc_path *p, unsigned long now,
 			   unsigned long replies)
@@ -531,7 +531,7 @@ static void rpc_path_heard(struct rpc_path *p, unsigned long now,
 		if (time_after(p->busy_since, from))
 			from = p->busy_since;
 		sample = (now - from) / replies;
-		p->gap = max(sample << 3, p->gap - (p->gap >> 3));
+		p->gap += sample - (p->gap >> 3);
 	}
 	p->heard = now;
 }
