@@ -11,6 +11,8 @@
 #                   (BISECT=0: without a build after every patch)
 #   make deps       install the host packages (idempotent, fast when done)
 #   make bench      every benchmark scenario, side by side (QUICK=1: smaller)
+#   make deb        the nfs-multipath-dkms package, in build/deb/
+#   make deb-test   install it here, boot the testbed on what DKMS built, remove it
 
 KSERIES		?= 6.12
 export KSERIES
@@ -24,7 +26,7 @@ TESTS		?=
 BISECT		?= 1
 QUICK		?=
 
-.PHONY: all deps modules prepare unit checkpatch sparse docs series check-series selftests run-selftests bench run-bench check demo clean help
+.PHONY: all deps modules prepare unit checkpatch sparse docs series check-series selftests run-selftests bench run-bench deb deb-test check demo clean help
 
 all: modules
 
@@ -74,6 +76,12 @@ bench: modules
 run-bench: deps
 	@QUICK=$(QUICK) scripts/bench
 
+deb: modules
+	@scripts/deb
+
+deb-test: deb
+	@scripts/deb-test
+
 check: deps
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory checkpatch
@@ -83,6 +91,7 @@ check: deps
 	@$(MAKE) --no-print-directory check-series BISECT=0
 	@$(MAKE) --no-print-directory run-selftests
 	@$(MAKE) --no-print-directory run-bench QUICK=1
+	@$(MAKE) --no-print-directory deb-test
 
 demo: modules
 	@scripts/demo
