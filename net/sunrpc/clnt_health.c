@@ -81,16 +81,6 @@ MODULE_PARM_DESC(path_heartbeat,
  */
 #define RPC_PATH_SILENT_PINGS	8
 
-/*
- * A slow link that is busy goes quiet between replies for as long as one
- * reply takes to come through: wait its average gap, times
- * RPC_PATH_GAP_FACTOR, before pinging it and for the ping, but never more
- * than RPC_PATH_PATIENCE_MAX times the configured timeouts, so that a
- * dead path still goes down within two seconds.
- */
-#define RPC_PATH_GAP_FACTOR	2
-#define RPC_PATH_PATIENCE_MAX	2
-
 struct rpc_path_monitor;
 
 struct rpc_path {
@@ -103,8 +93,6 @@ struct rpc_path {
 	unsigned long		ping_sent;	/* jiffies */
 	unsigned long		recvs;		/* xprt->stat.recvs last seen */
 	unsigned long		heard;		/* jiffies of the last reply */
-	unsigned long		busy_since;	/* jiffies, or 0 when idle */
-	unsigned long		gap;		/* between replies when busy, x8 */
 	unsigned long		next_probe;	/* jiffies, while down */
 	unsigned int		backoff;	/* seconds */
 	bool			offlined;	/* offline by us, not by sysfs */
@@ -505,37 +493,6 @@ static bool rpc_xprt_busy(struct rpc_xprt *xprt)
 	       !list_empty(&xprt->xmit_queue);
 }
 
-/*
- * How long a busy path may stay quiet: @ms, or longer when its replies
- * come further apart than that.
- */
-static unsigned long rpc_path_patience(const struct rpc_path *p,
-				       unsigned int ms)
-{
-	unsigned long base = msecs_to_jiffies(ms);
-	unsigned long gap = RPC_PATH_GAP_FACTOR * (p->gap >> 3);
-
-	return clamp(gap, base, RPC_PATH_PATIENCE_MAX * base);
-}
-
-/*
- * Replies came in: fold the time they took since the last reply (or since
- * the path became busy, when later) into the path's average gap.
- */
-static void rpc_path_heard(struct rpc_path *p, unsigned long now,
-			   unsigned long replies)
-{
-	unsigned long from = p->heard, sample;
-
-	if (p->busy_since) {
-		if (time_after(p->busy_since, from))
-			from = p->busy_since;
-		sample = (now - from) / replies;
-		p->gap += sample - (p->gap >> 3);
-	}
-	p->heard = now;
-}
-
 /* Was another path that is up heard from since @since? */
 static bool rpc_path_another_heard(const struct rpc_path *self,
 				   unsigned long since)
@@ -563,8 +520,7 @@ static bool rpc_path_ping_lost(const struct rpc_path *p, unsigned long now)
 {
 	unsigned long wait = msecs_to_jiffies(rpc_path_ping_timeout);
 
-	if (!time_after(now, p->ping_sent +
-			rpc_path_patience(p, rpc_path_ping_timeout)) ||
+	if (!time_after(now, p->ping_sent + wait) ||
 	    time_after_eq(p->heard, p->ping_sent))
 		return false;
 	return rpc_path_another_heard(p, p->ping_sent) ||
@@ -574,7 +530,7 @@ static bool rpc_path_ping_lost(const struct rpc_path *p, unsigned long now)
 /* A path that is up: is it still?  True while it needs fast ticks. */
 static bool rpc_path_check_up(struct rpc_path *p, unsigned long now)
 {
-	unsigned long stall = rpc_path_patience(p, rpc_path_stall_timeout);
+	unsigned long stall = msecs_to_jiffies(rpc_path_stall_timeout);
 	bool busy = rpc_xprt_busy(p->xprt);
 
 	if (!p->carrier) {
@@ -651,13 +607,9 @@ static bool rpc_path_check(struct rpc_path *p)
 
 	p->carrier = carrier;
 	if (recvs != p->recvs) {
-		rpc_path_heard(p, now, recvs - p->recvs);
 		p->recvs = recvs;
+		p->heard = now;
 	}
-	if (!rpc_xprt_busy(p->xprt))
-		p->busy_since = 0;
-	else if (!p->busy_since)
-		p->busy_since = now ? now : 1;
 	if (rpc_path_ping_ended(p))
 		rpc_path_ping_result(p);
 	if (rpc_path_state(p) == RPC_PATH_UP)
