@@ -424,7 +424,14 @@ static void rpc_path_drain(struct rpc_path *p)
 		rpc_path_kick(p);
 }
 
-static void rpc_path_backoff(struct rpc_path *p, bool reset)
+/*
+ * The next probe of a dead path: the back-off after @from, which is when
+ * the path went down or when the last probe started.  Probes start that
+ * far apart, however long the unanswered one took (a connect that runs
+ * into its timeout).
+ */
+static void rpc_path_backoff(struct rpc_path *p, bool reset,
+			     unsigned long from)
 {
 	unsigned int max = max(rpc_path_probe_max_delay, 1U);
 
@@ -432,13 +439,13 @@ static void rpc_path_backoff(struct rpc_path *p, bool reset)
 		p->backoff = max(rpc_path_probe_min_delay, 1U);
 	else
 		p->backoff = min(p->backoff * 2, max);
-	p->next_probe = jiffies + p->backoff * HZ;
+	p->next_probe = from + p->backoff * HZ;
 }
 
 static void rpc_path_down(struct rpc_path *p, const char *why)
 {
 	rpc_path_set_state(p, RPC_PATH_DOWN, why);
-	rpc_path_backoff(p, true);
+	rpc_path_backoff(p, true, jiffies);
 	rpc_path_drain(p);
 }
 
@@ -593,7 +600,7 @@ static void rpc_path_ping_result(struct rpc_path *p)
 		break;
 	case RPC_PATH_PROBING:
 		rpc_path_set_state(p, RPC_PATH_DOWN, "no answer to a probe");
-		rpc_path_backoff(p, false);
+		rpc_path_backoff(p, false, p->ping_sent);
 		break;
 	}
 }
@@ -730,7 +737,7 @@ static int rpc_path_monitor_settle(struct rpc_path_monitor *mon)
 			continue;
 		if (!p->ping) {
 			rpc_path_set_state(p, RPC_PATH_DOWN, "no answer");
-			rpc_path_backoff(p, true);
+			rpc_path_backoff(p, true, jiffies);
 		}
 		rpc_path_drain(p);
 	}
