@@ -220,6 +220,14 @@ add_modules() {
 			echo "mkinitramfs: warning: no module $m" >&2
 	done | awk '$1 == "insmod" { print $2 }' | sort -u >"$ROOT/.mods"
 	while read -r f; do
+		# The base is Debian's modules: one that the host has in
+		# updates/ (our DKMS package, say) comes from kernel/.
+		case "$f" in
+		*/updates/*)
+			f=$(find "$src/kernel" -name "$(basename "${f%.ko*}").ko*" | head -n 1)
+			[ -n "$f" ] || continue
+			;;
+		esac
 		copy_file "$f" "/usr${f#/usr}"
 	done <"$ROOT/.mods"
 	rm -f "$ROOT/.mods"
