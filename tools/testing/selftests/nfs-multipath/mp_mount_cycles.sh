@@ -93,11 +93,11 @@ trace_save() {
 
 trace_growth() {
 	[ -r "/tmp/nfsmp-traces.$1" ] || return 0
-	cat "$TRACES/$1/alloc_traces" | awk '
+	awk '
 		FNR == NR && /^ *[0-9]+ / { b[$2] += $1; next }
 		/^ *[0-9]+ / { a[$2] += $1 }
 		END { for (k in a) if (a[k] > b[k]) print a[k] - b[k], k }' \
-		"/tmp/nfsmp-traces.$1" - | sort -rn | head -n 8 |
+		"/tmp/nfsmp-traces.$1" "$TRACES/$1/alloc_traces" | sort -rn | head -n 8 |
 		sed "s/^/slab $1 grew at: /"
 }
 
