@@ -61,8 +61,10 @@ parse_cmdline() {
 }
 
 load_modules() {
-	# crc32_generic must be there before rdma_rxe ("failed to init crc32").
-	$MODPROBE -a crc32_generic virtio_net 9p 9pnet_virtio configfs ||
+	# crc32_generic must be there before rdma_rxe ("failed to init crc32");
+	# virtio_pci and virtio_console are built in on 6.12, modules on 6.1.
+	$MODPROBE -a crc32_generic virtio_pci virtio_console virtio_net 9p \
+		9pnet_virtio configfs ||
 		fatal "modprobe (base) failed"
 	$MODPROBE -a rdma_rxe rdma_cm ib_core ib_uverbs rdma_ucm ||
 		fatal "modprobe (rdma) failed"

@@ -50,7 +50,7 @@ KMOD_LINKS="/usr/sbin/modprobe /usr/sbin/insmod /usr/sbin/lsmod /usr/sbin/rmmod
 
 # Kernel modules whose dependency closure goes into the image.
 MODULES="
-virtio_net virtio_console 9p 9pnet_virtio
+virtio_pci virtio_net virtio_console 9p 9pnet_virtio
 crc32_generic crc32_pclmul rdma_rxe rdma_cm ib_core ib_uverbs rdma_ucm ib_cm iw_cm
 sch_tbf sch_netem sch_htb sch_prio sch_fq_codel sch_ingress cls_u32 cls_matchall
 cls_basic cls_flower act_mirred ifb
