@@ -11,11 +11,16 @@
 #                   (BISECT=0: without a build after every patch)
 #   make deps       install the host packages (idempotent, fast when done)
 #   make bench      every benchmark scenario, side by side (QUICK=1: smaller)
-#   make deb        the nfs-multipath-dkms package, in build/deb/
-#   make deb-test   install it here, boot the testbed on what DKMS built, remove it
+#   make deb        the nfs-multipath-dkms package (6.12 and 6.1), in build/deb/
+#   make deb-test   install it here, boot the testbed on what DKMS built for
+#                   each base, remove it
 
+# The Debian bases: 6.12 is the default and the upstream series, 6.1 is
+# Debian 12's own kernel (patches/<K>/ each).  KSERIES=6.1 make modules
+# builds for it; make deb and make check cover both.
 KSERIES		?= 6.12
 export KSERIES
+BASES		:= 6.12 6.1
 
 TOP		:= $(CURDIR)
 BUILD		:= $(TOP)/build
@@ -34,7 +39,7 @@ help:
 	@sed -n 's/^#   //p' Makefile
 
 deps:
-	@scripts/install-deps >/dev/null
+	@for k in $(BASES); do KSERIES=$$k scripts/install-deps >/dev/null || exit 1; done
 
 prepare: deps
 	@scripts/prepare-tree >/dev/null
@@ -76,7 +81,8 @@ bench: modules
 run-bench: deps
 	@QUICK=$(QUICK) scripts/bench
 
-deb: modules
+deb: deps
+	@for k in $(BASES); do KSERIES=$$k scripts/build-modules || exit 1; done
 	@scripts/deb
 
 deb-test: deb
@@ -85,6 +91,7 @@ deb-test: deb
 check: deps
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory checkpatch
+	@$(MAKE) --no-print-directory checkpatch KSERIES=6.1
 	@$(MAKE) --no-print-directory docs
 	@$(MAKE) --no-print-directory modules
 	@$(MAKE) --no-print-directory sparse
