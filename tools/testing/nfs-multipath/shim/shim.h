@@ -29,7 +29,10 @@ typedef unsigned int gfp_t;
 #define GFP_KERNEL		0x1u
 #define GFP_ATOMIC		0x2u
 
+/* linux-libc-dev 6.1.192 and later define it in <linux/stddef.h> */
+#ifndef __counted_by
 #define __counted_by(member)
+#endif
 #define EXPORT_SYMBOL_GPL(sym)	extern int shim_exported_##sym
 
 #define min_t(type, a, b)	((type)(a) < (type)(b) ? (type)(a) : (type)(b))
