@@ -74,8 +74,7 @@ MODULE_PARM_DESC(path_heartbeat,
 /* A probe of a dead path may take this many ping timeouts: it connects */
 #define RPC_PATH_PROBE_PINGS	4
 
-/*
- * A ping unanswered while no other path was heard from either points at
+/* A ping unanswered while no other path was heard from either points at
  * a slow server, not at this path: it is down only after this many ping
  * timeouts.
  */
@@ -234,8 +233,7 @@ void rpc_clnt_show_endpoints(struct seq_file *seq, struct rpc_clnt *clnt)
 }
 EXPORT_SYMBOL_GPL(rpc_clnt_show_endpoints);
 
-/*
- * Pings
+/* Pings
  */
 
 static void rpc_path_enc_void(struct rpc_rqst *req, struct xdr_stream *xdr,
@@ -255,8 +253,7 @@ static const struct rpc_procinfo rpc_path_null = {
 	.p_name		= "NULL",
 };
 
-/*
- * The task is still active when its rpc_call_done runs: the monitor learns
+/* The task is still active when its rpc_call_done runs: the monitor learns
  * that a ping ended from here, not from RPC_IS_ACTIVATED().
  */
 static void rpc_path_ping_done(struct rpc_task *task, void *data)
@@ -327,8 +324,7 @@ static bool rpc_path_status_fatal(int status)
 	return false;
 }
 
-/*
- * Offline and online
+/* Offline and online
  */
 
 static void rpc_path_set_offline(struct rpc_path *p, bool offline)
@@ -365,8 +361,7 @@ static void rpc_path_kick_task(struct rpc_task *task, struct rpc_xprt *xprt)
 	rpc_wake_up_queued_task_set_status(queue, task, -ENOTCONN);
 }
 
-/*
- * The tasks of a client sit on the lists of its clones too, which share
+/* The tasks of a client sit on the lists of its clones too, which share
  * its transport switch: look at every client that does.
  */
 static void rpc_path_kick(struct rpc_path *p)
@@ -406,8 +401,7 @@ static bool rpc_path_another_up(struct rpc_path_monitor *mon,
 	return false;
 }
 
-/*
- * A path that is not up goes offline, and its moveable tasks move,
+/* A path that is not up goes offline, and its moveable tasks move,
  * as long as another path is up.  Repeated on every tick: a task can
  * start to wait on the path after the previous look.
  */
@@ -424,8 +418,7 @@ static void rpc_path_drain(struct rpc_path *p)
 		rpc_path_kick(p);
 }
 
-/*
- * The next probe of a dead path: the back-off after @from, which is when
+/* The next probe of a dead path: the back-off after @from, which is when
  * the path went down or when the last probe started.  Probes start that
  * far apart, however long the unanswered one took (a connect that runs
  * into its timeout).
@@ -463,8 +456,7 @@ static void rpc_path_up(struct rpc_path *p, const char *why)
 		rpc_path_drain(&p->mon->paths[i]);
 }
 
-/*
- * Carrier of the local device a path is bound to.  A source address that
+/* Carrier of the local device a path is bound to.  A source address that
  * no device has any more counts as no carrier.
  */
 static bool rpc_path_carrier(const struct rpc_path *p)
@@ -517,8 +509,7 @@ static bool rpc_path_another_heard(const struct rpc_path *self,
 	return false;
 }
 
-/*
- * Did the ping in flight on an up path go unanswered?  A reply of any
+/* Did the ping in flight on an up path go unanswered?  A reply of any
  * kind since it left is as good as its answer.  When every path is
  * silent, the server is slow or gone, and declaring paths dead one by
  * one would only churn: give them longer.
@@ -644,8 +635,7 @@ static void rpc_path_monitor_work(struct work_struct *work)
 	mutex_unlock(&mon->lock);
 }
 
-/*
- * Creation
+/* Creation
  */
 
 struct rpc_path_collect {
@@ -674,8 +664,7 @@ static int rpc_path_collect(struct rpc_clnt *clnt, struct rpc_xprt *xprt,
 	p->mon = mon;
 	p->xprt = xprt_get(xprt);
 	p->carrier = true;
-	/*
-	 * The monitor probes a dead path every path_probe_max_delay at
+	/* The monitor probes a dead path every path_probe_max_delay at
 	 * most: the transport's own reconnect back-off must not hold the
 	 * transport locked for longer than that.
 	 */
@@ -704,8 +693,7 @@ static bool rpc_path_monitor_settled(struct rpc_path_monitor *mon)
 	return ended == mon->n;
 }
 
-/*
- * The pings of creation that ended decide the state of their path; the
+/* The pings of creation that ended decide the state of their path; the
  * paths still waiting for an answer stay offline until the monitor sees
  * one.  Returns 0 when a path is up.
  */

@@ -45,8 +45,7 @@ static void rpc_endpoints_clear_error(struct rpc_endpoint_error *err)
 	err->item[0] = '\0';
 }
 
-/*
- * Record why a list was refused.  @text need not be NUL-terminated; when
+/* Record why a list was refused.  @text need not be NUL-terminated; when
  * it is longer than RPC_ENDPOINT_ITEM_MAX it is cut and marked "...".
  * Returns @ret so that callers can fail in one statement.
  */
@@ -125,8 +124,7 @@ static bool rpc_endpoint_addr_inc(u8 *addr, size_t len)
 	return false;
 }
 
-/*
- * The number of addresses in the inclusive range [@first, @last], where
+/* The number of addresses in the inclusive range [@first, @last], where
  * @first <= @last, or RPC_ENDPOINTS_MAX + 1 when there are more.  The
  * difference is taken byte by byte, so a 128-bit range cannot overflow.
  */
@@ -162,8 +160,7 @@ static size_t rpc_endpoint_span(const char *s, size_t len,
 	return n;
 }
 
-/*
- * Dotted quad: four decimal parts of one to three digits, without leading
+/* Dotted quad: four decimal parts of one to three digits, without leading
  * zeros (mount.nfs and inet_aton() would read "010" as octal).  Values
  * above 255 are left to in4_pton().
  */
@@ -186,8 +183,7 @@ static bool rpc_endpoint_v4_syntax(const char *s, size_t len)
 	}
 }
 
-/*
- * RFC 4291 text form: eight groups of one to four hex digits, at most one
+/* RFC 4291 text form: eight groups of one to four hex digits, at most one
  * "::" standing for one or more zero groups, and an optional dotted quad
  * in place of the last two groups.  Checked before in6_pton() so that
  * only the standard forms are accepted.
@@ -328,8 +324,7 @@ static int rpc_endpoint_parse_ifname(struct rpc_endpoint_item *item,
 	return 0;
 }
 
-/*
- * Is the item a range?  Yes when both sides of its first '-' look like
+/* Is the item a range?  Yes when both sides of its first '-' look like
  * addresses, or one does and the other is empty (a range with a missing
  * bound, refused later, rather than a strange interface name).
  */
@@ -342,8 +337,7 @@ static bool rpc_endpoint_range_like(const char *s, const char *dash,
 	return (left && (right || dash + 1 == end)) || (right && dash == s);
 }
 
-/*
- * A range is parsed as one; otherwise an item that looks like an address
+/* A range is parsed as one; otherwise an item that looks like an address
  * must be one, and anything else can only be an interface name.
  */
 static int rpc_endpoint_parse_item(struct rpc_endpoint_item *item,
@@ -405,8 +399,7 @@ static bool rpc_endpoint_item_last(const struct rpc_endpoint_item *item)
 	return item->text[item->len] == '\0';
 }
 
-/*
- * First pass: check the syntax of every item, the address families and
+/* First pass: check the syntax of every item, the address families and
  * the size of the set, without expanding anything.  Returns the number of
  * endpoints or a negative errno.
  */
