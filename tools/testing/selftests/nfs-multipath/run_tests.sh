@@ -74,10 +74,11 @@ impossible_eflags() {
 }
 
 run_one() {
-	local n=$1 t=$2 name=${2%.sh} start rc trouble eflags
+	local n=$1 t=$2 name=${2%.sh} start rc trouble eflags t0
 
 	echo "# selftests: nfs-multipath: $name"
 	start=$(($(dmesg | wc -l) + 1))
+	t0=$(cut -d' ' -f1 /proc/uptime)
 	rm -f /tmp/.ksft-rc
 	(
 		cd "$DIR"
@@ -86,6 +87,8 @@ run_one() {
 		echo "$rc" >/tmp/.ksft-rc
 	) 2>&1 | sed 's/^/# /'
 	rc=$(cat /tmp/.ksft-rc 2>/dev/null || echo 1)
+	awk -v t0="$t0" -v name="$name" \
+		'{ printf "# %s: %.0f s\n", name, $1 - t0 }' /proc/uptime
 	trouble=$(kernel_trouble "$start")
 	if [ -n "$trouble" ]; then
 		echo "$trouble" | sed 's/^/# dmesg: /'
