@@ -81,24 +81,28 @@ bench: modules
 run-bench: deps
 	@QUICK=$(QUICK) scripts/bench
 
+# The package carries sources only: DKMS builds them (make deb-test).
 deb: deps
-	@for k in $(BASES); do KSERIES=$$k scripts/build-modules || exit 1; done
 	@scripts/deb
 
 deb-test: deb
 	@scripts/deb-test
 
+# timed T: make T, then say how long it took.
+timed = s=$$(date +%s); $(MAKE) --no-print-directory $(1) && \
+	echo "check: $(1): $$(($$(date +%s) - s)) s"
+
 check: deps
-	@$(MAKE) --no-print-directory unit
-	@$(MAKE) --no-print-directory checkpatch
-	@$(MAKE) --no-print-directory checkpatch KSERIES=6.1
-	@$(MAKE) --no-print-directory docs
-	@$(MAKE) --no-print-directory modules
-	@$(MAKE) --no-print-directory sparse
-	@$(MAKE) --no-print-directory check-series BISECT=0
-	@$(MAKE) --no-print-directory run-selftests
-	@$(MAKE) --no-print-directory run-bench QUICK=1
-	@$(MAKE) --no-print-directory deb-test
+	@$(call timed,unit)
+	@$(call timed,checkpatch)
+	@$(call timed,checkpatch KSERIES=6.1)
+	@$(call timed,docs)
+	@$(call timed,modules)
+	@$(call timed,sparse)
+	@$(call timed,check-series BISECT=0)
+	@$(call timed,run-selftests)
+	@$(call timed,run-bench QUICK=1)
+	@$(call timed,deb-test)
 
 demo: modules
 	@scripts/demo

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash disable=SC2034
 #
 # base.sh: which Debian kernel base a script works on.  Sourced, with TOP
 # set, by the scripts that build, check or ship the patches.
@@ -6,6 +7,9 @@
 #   KSERIES   the base: 6.12 (the default, and the upstream series) or 6.1
 #             (Debian 12's own kernel)
 #   PATCHES   that base's patch directory, patches/<K>/, with its series
+#   MODDIRS   the module directories we rebuild, in link order: every
+#             module in them links to sunrpc
+#   KBUILD_NODEBUG  make arguments of every build of them
 #
 # The overlay (our new files) is the same for every base; only the small
 # patches that hook it into upstream files differ.
@@ -19,3 +23,20 @@ case "$KSERIES" in
 esac
 PATCHES=$TOP/patches/$KSERIES
 export KSERIES
+MODDIRS="net/sunrpc fs/nfs_common fs/lockd fs/nfs fs/nfsd"
+# What every make of those directories passes: the modules are installed
+# stripped, so debug info and BTF would cost a sixth of the build time for
+# nothing.
+KBUILD_NODEBUG="CONFIG_DEBUG_INFO= CONFIG_DEBUG_INFO_BTF_MODULES="
+
+# replaced_modules DIR: the modules that the kernel whose modules are in DIR
+# (/lib/modules/<abi>) ships from MODDIRS, one name per line.  Built from
+# the same config, they are the set build-modules builds and the set DKMS
+# installs over.
+replaced_modules() {
+	local order=$1/modules.order re
+
+	[ -r "$order" ] || return 1
+	re=$(echo $MODDIRS | tr ' ' '|')
+	grep -E "^kernel/($re)/" "$order" | sed 's,.*/,,; s,\.ko$,,' | sort
+}
