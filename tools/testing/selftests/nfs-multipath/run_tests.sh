@@ -43,6 +43,7 @@ mp_nfsd_restart.sh
 mp_carrier.sh
 mp_blackhole.sh
 mp_failover_tcp.sh
+mp_mount_cycles.sh
 "
 
 # Written for issues that are still open, and failing here for the reasons
@@ -50,7 +51,6 @@ mp_failover_tcp.sh
 # pass.
 OPEN_TESTS="
 mp_failover.sh
-mp_mount_cycles.sh
 mp_policy.sh
 "
 
