@@ -42,6 +42,7 @@ mp_all_down.sh
 mp_nfsd_restart.sh
 mp_carrier.sh
 mp_blackhole.sh
+mp_failover.sh
 mp_failover_tcp.sh
 mp_mount_cycles.sh
 "
@@ -50,7 +51,6 @@ mp_mount_cycles.sh
 # their notes give; run them by name.  Not part of a plain run until they
 # pass.
 OPEN_TESTS="
-mp_failover.sh
 mp_policy.sh
 "
 
