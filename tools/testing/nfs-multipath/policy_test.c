@@ -6,7 +6,9 @@
  * A simulated client keeps a fixed number of requests in flight over a set
  * of transports that each complete requests at a given rate.  The policy
  * must use the transports in proportion to their rates, take turns among
- * equal ones, and skip the ones that are offline or going away.
+ * equal ones, and skip the ones that are offline or going away.  Each
+ * completion reports its round trip (ticks since the pick), so that with
+ * one or two requests in flight the fast paths carry them.
  */
 
 #include <stdio.h>
@@ -15,6 +17,8 @@
 #include <linux/sunrpc/xprtmultipath.h>
 
 #define MAX_XPRTS	8
+#define MAX_DEPTH	64
+#define TICK_USECS	1000
 
 static int failures, checks;
 
@@ -34,6 +38,9 @@ struct sim {
 	double			rate[MAX_XPRTS];	/* completions per tick */
 	double			credit[MAX_XPRTS];
 	unsigned long		sent[MAX_XPRTS];
+	unsigned int		picked[MAX_XPRTS][MAX_DEPTH];	/* FIFO */
+	unsigned int		head_of[MAX_XPRTS];
+	unsigned int		now;
 	unsigned int		n;
 	struct rpc_xprt		*cur;
 };
@@ -62,12 +69,15 @@ static int sim_pick(struct sim *s)
 {
 	struct rpc_xprt *x = rpc_xprt_least_queued(&s->head, s->cur);
 
-	if (!x)
+	if (!x || x->queuelen.counter >= MAX_DEPTH)
 		return -1;
+	int i = sim_index(s, x);
+
 	s->cur = x;
+	s->picked[i][(s->head_of[i] + x->queuelen.counter) % MAX_DEPTH] = s->now;
 	x->queuelen.counter++;
-	s->sent[sim_index(s, x)]++;
-	return sim_index(s, x);
+	s->sent[i]++;
+	return i;
 }
 
 /* Run @ticks ticks with @depth requests in flight; each transport serves
@@ -80,7 +90,7 @@ static void sim_run(struct sim *s, unsigned int depth, unsigned int ticks)
 
 	for (i = 0; i < s->n; i++)
 		inflight += s->xprt[i].queuelen.counter;
-	for (t = 0; t < ticks; t++) {
+	for (t = 0; t < ticks; t++, s->now++) {
 		while (inflight < depth && sim_pick(s) >= 0)
 			inflight++;
 		for (i = 0; i < s->n; i++) {
@@ -88,7 +98,12 @@ static void sim_run(struct sim *s, unsigned int depth, unsigned int ticks)
 
 			s->credit[i] += s->rate[i];
 			while (s->credit[i] >= 1.0 && q->counter > 0) {
+				unsigned int *h = &s->head_of[i];
+
 				s->credit[i] -= 1.0;
+				rpc_xprt_record_rtt(&s->xprt[i], (s->now + 1 -
+						    s->picked[i][*h]) * TICK_USECS);
+				*h = (*h + 1) % MAX_DEPTH;
 				q->counter--;
 				inflight--;
 			}
@@ -156,6 +171,73 @@ static void test_shallow_queue(void)
 	CHECK(sim_share(&s, 0) + sim_share(&s, 1) >= 0.85,
 	      "fast paths carry %.3f of depth-4 traffic, want >= 0.85",
 	      sim_share(&s, 0) + sim_share(&s, 1));
+}
+
+/* One request at a time on 4:2:1:1 (2, 3, 5 and 5 ticks a request): once
+ * the paths are timed, the fastest carries nearly all.  Without the round
+ * trips, each would get a quarter.
+ */
+static void test_one_in_flight(void)
+{
+	const double rate[] = { 0.8, 0.4, 0.2, 0.2 };
+	struct sim s;
+
+	sim_init(&s, rate, 4);
+	sim_run(&s, 1, 20000);
+	CHECK(sim_share(&s, 0) >= 0.95,
+	      "fastest path carries %.3f at depth 1, want >= 0.95",
+	      sim_share(&s, 0));
+}
+
+/* Two at a time: the two fast paths carry them */
+static void test_two_in_flight(void)
+{
+	const double rate[] = { 0.8, 0.4, 0.2, 0.2 };
+	struct sim s;
+
+	sim_init(&s, rate, 4);
+	sim_run(&s, 2, 20000);
+	CHECK(sim_share(&s, 0) + sim_share(&s, 1) >= 0.95,
+	      "fast paths carry %.3f at depth 2, want >= 0.95",
+	      sim_share(&s, 0) + sim_share(&s, 1));
+}
+
+/* Equal paths timed equal still take turns, one request at a time */
+static void test_equal_one_in_flight(void)
+{
+	const double rate[] = { 0.5, 0.5, 0.5, 0.5 };
+	const double want[] = { 0.25, 0.25, 0.25, 0.25 };
+	struct sim s;
+
+	sim_init(&s, rate, 4);
+	sim_run(&s, 1, 20000);
+	check_shares(&s, want, 0.01, "equal rates, depth 1");
+}
+
+/* Round trips within a quarter of the fastest count as equal; longer
+ * ones lose a tie of queue lengths, but never beat a shorter queue.
+ */
+static void test_rtt_ties(void)
+{
+	const double rate[] = { 1, 1, 1 };
+	struct sim s;
+
+	sim_init(&s, rate, 3);
+	rpc_xprt_record_rtt(&s.xprt[0], 1000);
+	rpc_xprt_record_rtt(&s.xprt[1], 1200);
+	rpc_xprt_record_rtt(&s.xprt[2], 5000);
+	s.cur = &s.xprt[0];
+	CHECK(sim_pick(&s) == 1, "1.2 ms is as good as 1 ms");
+	s.xprt[0].queuelen.counter = 1;
+	CHECK(sim_pick(&s) == 2, "a shorter queue beats a faster path");
+	s.xprt[0].queuelen.counter = 0;
+	s.xprt[1].queuelen.counter = 0;
+	s.xprt[2].queuelen.counter = 0;
+	s.cur = &s.xprt[1];
+	CHECK(sim_pick(&s) == 0, "5 ms loses a tie to 1 ms");
+	rpc_xprt_record_rtt(&s.xprt[2], 1000);
+	CHECK(s.xprt[2].rtt_avg == 4000, "a reply weighs a quarter: %lu",
+	      s.xprt[2].rtt_avg);
 }
 
 /* With nothing in flight, equal paths take turns in list order */
@@ -238,6 +320,10 @@ int main(void)
 	test_equal_rates();
 	test_unequal_rates();
 	test_shallow_queue();
+	test_one_in_flight();
+	test_two_in_flight();
+	test_equal_one_in_flight();
+	test_rtt_ties();
 	test_turns();
 	test_shortest_wins();
 	test_unusable();

@@ -37,6 +37,10 @@ typedef unsigned int gfp_t;
 
 #define min_t(type, a, b)	((type)(a) < (type)(b) ? (type)(a) : (type)(b))
 #define max_t(type, a, b)	((type)(a) > (type)(b) ? (type)(a) : (type)(b))
+#define min(a, b)		((a) < (b) ? (a) : (b))
+#define max(a, b)		((a) > (b) ? (a) : (b))
+#define READ_ONCE(x)		(*(const volatile __typeof__(x) *)&(x))
+#define WRITE_ONCE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 
 #define check_mul_overflow(a, b, d)	__builtin_mul_overflow(a, b, d)

@@ -13,6 +13,7 @@ struct rpc_xprt {
 	struct kref		kref;
 	unsigned long		state;
 	atomic_long_t		queuelen;
+	unsigned long		rtt_avg;
 	struct list_head	xprt_switch;
 };
 #endif

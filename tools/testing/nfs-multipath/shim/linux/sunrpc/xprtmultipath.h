@@ -6,4 +6,5 @@
 
 struct rpc_xprt *rpc_xprt_least_queued(struct list_head *head,
 				       const struct rpc_xprt *cur);
+void rpc_xprt_record_rtt(struct rpc_xprt *xprt, unsigned long usecs);
 #endif
