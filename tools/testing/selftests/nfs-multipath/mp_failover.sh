@@ -10,7 +10,9 @@
 # the server side.  Over RDMA only server links go down: a soft-RoCE
 # device of the client that sent through a dead link never connects again
 # (scripts/testbed.d/rxe-qp1-watch says why), so the client's side is
-# covered by the TCP run.
+# covered by the TCP run.  A black hole on the client's side instead
+# (netem loss 100% on its egress) was tried: such a path did not connect
+# again either.
 # Proves: no I/O error, no verify error, no request waits more than 2 s
 # (fio's largest completion latency), the paths noticed the failures
 # (downs > 0), all paths are up again afterwards, and after a remount all

@@ -44,14 +44,8 @@ mp_carrier.sh
 mp_blackhole.sh
 mp_failover.sh
 mp_failover_tcp.sh
-mp_mount_cycles.sh
-"
-
-# Written for issues that are still open, and failing here for the reasons
-# their notes give; run them by name.  Not part of a plain run until they
-# pass.
-OPEN_TESTS="
 mp_policy.sh
+mp_mount_cycles.sh
 "
 
 kernel_trouble() {
