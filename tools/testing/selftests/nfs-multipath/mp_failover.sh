@@ -11,8 +11,8 @@
 # device of the client that sent through a dead link never connects again
 # (scripts/testbed.d/rxe-qp1-watch says why), so the client's side is
 # covered by the TCP run.  A black hole on the client's side instead
-# (netem loss 100% on its egress) was tried: such a path did not connect
-# again either.
+# (netem loss 100% on its egress) was tried: in one run three paths did
+# not connect again, in another a request waited 6.1 s.
 # Proves: no I/O error, no verify error, no request waits more than 2 s
 # (fio's largest completion latency), the paths noticed the failures
 # (downs > 0), all paths are up again afterwards, and after a remount all
