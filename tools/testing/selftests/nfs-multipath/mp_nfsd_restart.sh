@@ -32,22 +32,24 @@ fio_going() {
 	[ "$(fio_written_mib)" -ge 32 ]
 }
 
-# server_leftover_ids: log the server's rdma_cm ids that outlive every
-# mount.  Stock svcrdma queues a connection request on its listener until
-# an nfsd thread accepts it; when nfsd stops first, the request's id is
-# never destroyed, and removing its rxe device later waits for it for
-# ever.  That is a server bug, not the client's; it is why this test runs
-# last (run_tests.sh).
+# server_leftover_ids: log the server's RDMA connections that outlive
+# every mount.  Stock svcrdma queues a connection request on its listener
+# until an nfsd thread accepts it; when nfsd stops first, the request's
+# rdma_cm id is never destroyed, and removing its rxe device later waits
+# for it for ever.  That is a server bug, not the client's; it is why this
+# test runs last (run_tests.sh).
 server_leftover_ids() {
-	local ids n
+	local left n=0 l
 
 	sleep 2
-	ids=$(on-server "rdma res show cm_id" | grep -v ' state LISTEN ' || true)
-	n=$(echo "$ids" | grep -c 'cm-idn' || true)
-	echo "$ids" | grep 'cm-idn' | while read -r l; do
-		log "server id left: $l"
-	done
-	log "server: $n rdma_cm id(s) other than listeners left after the last umount"
+	left=$(server_rdma_conns)
+	if [ -n "$left" ]; then
+		n=$(echo "$left" | wc -l)
+		echo "$left" | while read -r l; do
+			log "server connection left: $l"
+		done
+	fi
+	log "server: $n RDMA connection(s) left after the last umount"
 }
 
 main() {
