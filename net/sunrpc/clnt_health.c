@@ -8,10 +8,15 @@
  *  - at creation, every path gets a NULL call at once, and the client is
  *    usable as soon as one answered;
  *  - a path is declared down when the carrier of its local device goes,
- *    or when it carries requests but nothing came back for
- *    path_stall_timeout and a NULL call then got no answer within
- *    path_ping_timeout, or within eight of them while no other path was
- *    heard from either.  Idle paths get a NULL call every path_heartbeat;
+ *    or when it carries requests but nothing came back for its stall
+ *    time and a NULL call then got no answer within its ping time.  Both
+ *    are four of the path's usual gaps between replies, within
+ *    path_stall_min..path_stall_timeout and path_ping_min..path_ping_timeout:
+ *    a path that answers fast is given up on fast, a slow link keeps the
+ *    long timeouts.  When no other path was heard from either, the other
+ *    paths are pinged too; while none answers, the server is slow or gone,
+ *    not the path, which then has eight path_ping_timeout.  Idle paths get
+ *    a NULL call every path_heartbeat;
  *  - a path that is down goes offline, so the round-robin iterator skips
  *    it, and the moveable requests waiting on it are woken to start over
  *    on a path that is up.  The last path that is up never goes offline:
@@ -55,12 +60,22 @@ MODULE_PARM_DESC(path_probe_max_delay,
 static unsigned int rpc_path_stall_timeout = 500;
 module_param_named(path_stall_timeout, rpc_path_stall_timeout, uint, 0644);
 MODULE_PARM_DESC(path_stall_timeout,
-		 "Milliseconds without a reply on a busy path before it is pinged (default 500)");
+		 "Longest time without a reply on a busy path before it is pinged, ms (default 500)");
+
+static unsigned int rpc_path_stall_min = 100;
+module_param_named(path_stall_min, rpc_path_stall_min, uint, 0644);
+MODULE_PARM_DESC(path_stall_min,
+		 "Shortest time without a reply on a busy path before it is pinged, ms (default 100)");
 
 static unsigned int rpc_path_ping_timeout = 500;
 module_param_named(path_ping_timeout, rpc_path_ping_timeout, uint, 0644);
 MODULE_PARM_DESC(path_ping_timeout,
-		 "Milliseconds a path has to answer a ping before it is down (default 500)");
+		 "Longest time a path has to answer a ping before it is down, ms (default 500)");
+
+static unsigned int rpc_path_ping_min = 300;
+module_param_named(path_ping_min, rpc_path_ping_min, uint, 0644);
+MODULE_PARM_DESC(path_ping_min,
+		 "Shortest time a path has to answer a ping before it is down, ms (default 300)");
 
 static unsigned int rpc_path_heartbeat = 5;
 module_param_named(path_heartbeat, rpc_path_heartbeat, uint, 0644);
@@ -80,6 +95,14 @@ MODULE_PARM_DESC(path_heartbeat,
  */
 #define RPC_PATH_SILENT_PINGS	8
 
+/* A busy path is pinged after this many of its usual gaps between replies
+ * went by without one, and has as many to answer
+ */
+#define RPC_PATH_GAPS		4
+
+/* The gap a path starts with, and the largest one it learns, in us */
+#define RPC_PATH_GAP_MAX	(10 * USEC_PER_SEC)
+
 struct rpc_path_monitor;
 
 struct rpc_path {
@@ -92,6 +115,10 @@ struct rpc_path {
 	unsigned long		ping_sent;	/* jiffies */
 	unsigned long		recvs;		/* xprt->stat.recvs last seen */
 	unsigned long		heard;		/* jiffies of the last reply */
+	unsigned int		gap;		/* between replies, us, average */
+	unsigned long		busy_since;	/* jiffies */
+	bool			busy;		/* at the last look */
+	bool			asked;		/* peers pinged for this ping */
 	unsigned long		next_probe;	/* jiffies, while down */
 	unsigned int		backoff;	/* seconds */
 	bool			offlined;	/* offline by us, not by sysfs */
@@ -288,6 +315,7 @@ static void rpc_path_ping(struct rpc_path *p)
 	struct rpc_task *task;
 
 	p->ping_done = false;
+	p->asked = false;
 	p->ping_sent = jiffies;
 	task = rpc_run_task(&setup);
 	if (IS_ERR(task))
@@ -509,27 +537,84 @@ static bool rpc_path_another_heard(const struct rpc_path *self,
 	return false;
 }
 
-/* Did the ping in flight on an up path go unanswered?  A reply of any
- * kind since it left is as good as its answer.  When every path is
+/* A time limit of @p: RPC_PATH_GAPS of its gaps between replies, within
+ * @min_ms..@max_ms
+ */
+static unsigned long rpc_path_limit(const struct rpc_path *p,
+				    unsigned int min_ms, unsigned int max_ms)
+{
+	unsigned long gaps = usecs_to_jiffies(RPC_PATH_GAPS * p->gap);
+
+	return clamp(gaps, msecs_to_jiffies(min(min_ms, max_ms)),
+		     msecs_to_jiffies(max_ms));
+}
+
+/* @replies came back on @p since the last look, when it was busy: since
+ * the last reply, or since it became busy if that was later
+ */
+static void rpc_path_learn_gap(struct rpc_path *p, unsigned long now,
+			       unsigned long replies)
+{
+	unsigned long since = time_after(p->busy_since, p->heard) ?
+			      p->busy_since : p->heard;
+	unsigned long j = min(now - since, usecs_to_jiffies(RPC_PATH_GAP_MAX));
+	unsigned int us = jiffies_to_usecs(j) / replies;
+
+	p->gap = (3 * p->gap + us) / 4;
+}
+
+/* Has the ping in flight on an up path had its time, with no reply of any
+ * kind since it left?  Any reply is as good as its answer.
+ */
+static bool rpc_path_ping_late(const struct rpc_path *p, unsigned long now)
+{
+	unsigned long wait = rpc_path_limit(p, rpc_path_ping_min,
+					    rpc_path_ping_timeout);
+
+	return time_after(now, p->ping_sent + wait) &&
+	       time_before(p->heard, p->ping_sent);
+}
+
+/* Did the ping in flight on an up path go unanswered?  When every path is
  * silent, the server is slow or gone, and declaring paths dead one by
  * one would only churn: give them longer.
  */
 static bool rpc_path_ping_lost(const struct rpc_path *p, unsigned long now)
 {
-	unsigned long wait = msecs_to_jiffies(rpc_path_ping_timeout);
+	unsigned long silent = RPC_PATH_SILENT_PINGS *
+			       msecs_to_jiffies(rpc_path_ping_timeout);
 
-	if (!time_after(now, p->ping_sent + wait) ||
-	    time_after_eq(p->heard, p->ping_sent))
+	if (!rpc_path_ping_late(p, now))
 		return false;
 	return rpc_path_another_heard(p, p->ping_sent) ||
-	       time_after(now, p->ping_sent + RPC_PATH_SILENT_PINGS * wait);
+	       time_after(now, p->ping_sent + silent);
+}
+
+/* A late ping, and no other path heard from since it left: ping the
+ * other paths that are up, so that their answers tell a dead path from a
+ * slow server.
+ */
+static void rpc_path_ask_peers(struct rpc_path *p)
+{
+	struct rpc_path_monitor *mon = p->mon;
+	unsigned int i;
+
+	p->asked = true;
+	for (i = 0; i < mon->n; i++) {
+		struct rpc_path *q = &mon->paths[i];
+
+		if (q != p && !q->ping && rpc_path_state(q) == RPC_PATH_UP &&
+		    rpc_path_online(q))
+			rpc_path_ping(q);
+	}
 }
 
 /* A path that is up: is it still?  True while it needs fast ticks. */
 static bool rpc_path_check_up(struct rpc_path *p, unsigned long now)
 {
-	unsigned long stall = msecs_to_jiffies(rpc_path_stall_timeout);
-	bool busy = rpc_xprt_busy(p->xprt);
+	unsigned long stall = rpc_path_limit(p, rpc_path_stall_min,
+					     rpc_path_stall_timeout);
+	bool busy = p->busy;
 
 	if (!p->carrier) {
 		rpc_path_down(p, "no carrier");
@@ -539,6 +624,8 @@ static bool rpc_path_check_up(struct rpc_path *p, unsigned long now)
 		if (rpc_path_ping_lost(p, now)) {
 			rpc_signal_task(p->ping);
 			rpc_path_down(p, "no answer to a ping");
+		} else if (!p->asked && rpc_path_ping_late(p, now)) {
+			rpc_path_ask_peers(p);
 		}
 		return true;
 	}
@@ -600,14 +687,20 @@ static void rpc_path_ping_result(struct rpc_path *p)
 static bool rpc_path_check(struct rpc_path *p)
 {
 	unsigned long now = jiffies, recvs = READ_ONCE(p->xprt->stat.recvs);
+	bool busy = rpc_xprt_busy(p->xprt);
 	bool carrier = rpc_path_carrier(p);
 	bool carrier_back = carrier && !p->carrier;
 
 	p->carrier = carrier;
 	if (recvs != p->recvs) {
+		if (p->busy)
+			rpc_path_learn_gap(p, now, recvs - p->recvs);
 		p->recvs = recvs;
 		p->heard = now;
 	}
+	if (busy && !p->busy)
+		p->busy_since = now;
+	p->busy = busy;
 	if (rpc_path_ping_ended(p))
 		rpc_path_ping_result(p);
 	if (rpc_path_state(p) == RPC_PATH_UP)
@@ -664,6 +757,7 @@ static int rpc_path_collect(struct rpc_clnt *clnt, struct rpc_xprt *xprt,
 	p->mon = mon;
 	p->xprt = xprt_get(xprt);
 	p->carrier = true;
+	p->gap = RPC_PATH_GAP_MAX;
 	/* The monitor probes a dead path every path_probe_max_delay at
 	 * most: the transport's own reconnect back-off must not hold the
 	 * transport locked for longer than that.
