@@ -18,6 +18,8 @@
 # (downs > 0), all paths are up again afterwards, and after a remount all
 # 512 MiB read back over the wire verify.  A small control run first shows
 # that the verify-only pass does catch a block corrupted on the server.
+# When a request took too long, the log shows the flaps, the path state
+# changes and the slow requests as the kernel's trace saw them.
 
 . ./lib.sh
 
@@ -39,6 +41,7 @@ FLAP_SECS=60		# flapping lasts at least this long, with I/O
 MAX_LAT_MS=2000		# no request may take longer than this
 FLAP_STOP=/tmp/nfsmp-flap.stop
 FLAP_LOG=/tmp/nfsmp-flap.log
+TR=""			# tracefs, for the story of a slow request
 
 FIO_JOB="--name=failover --directory=$MNT --rw=randwrite --bs=64k
 	--size=$((SIZE_MIB / JOBS))M --numjobs=$JOBS --direct=1
@@ -62,6 +65,7 @@ flap_one() {
 		ifc=$(word_at "$k" "$SERVER_IFS")
 		what="path to $(word_at "$k" "$SERVER_ADDRS")"
 	fi
+	trace_mark "flap $n: $side $ifc down"
 	log "flap $n: +$(secs $((t0 - T0))) s $side $ifc down for $(secs $((d * 10))) s ($what) [$(path_summary)]"
 	if [ "$side" = client ]; then
 		client_link_down "$ifc" || log "flap $n: cannot take $ifc down"
@@ -74,10 +78,38 @@ flap_one() {
 				"$(word_at "$k" "$SERVER_ADDRS6")")" >/dev/null ||
 			log "flap $n: on-server failed for $ifc"
 	fi
+	trace_mark "flap $n: $side $ifc up"
 	echo "$side $ifc" >>"$FLAP_LOG"
 	while [ $(($(now_cs) - t0)) -lt $((p * 10)) ] && [ ! -e "$FLAP_STOP" ]; do
 		sleep 0.2
 	done
+}
+
+# trace_mark TEXT: a line in the trace, next to the path events
+trace_mark() {
+	[ -z "$TR" ] || echo "$*" >"$TR/trace_marker" 2>/dev/null || true
+}
+
+# trace_start: record path state changes, and requests that took more
+# than half the limit (rpc_stats_latency, in us), with the flaps.
+trace_start() {
+	TR=$(tracefs)
+	[ -n "$TR" ] && [ -d "$TR/events/rpc_path" ] || { TR=""; return 0; }
+	echo 4096 >"$TR/buffer_size_kb"
+	echo >"$TR/trace"
+	echo 1 >"$TR/events/rpc_path/rpc_path_state/enable"
+	echo "execute > $((MAX_LAT_MS * 500))" \
+		>"$TR/events/sunrpc/rpc_stats_latency/filter"
+	echo 1 >"$TR/events/sunrpc/rpc_stats_latency/enable"
+	defer "echo 0 >$TR/events/rpc_path/rpc_path_state/enable"
+	defer "echo 0 >$TR/events/sunrpc/rpc_stats_latency/enable"
+}
+
+# trace_show: what the trace saw, when a request took too long
+trace_show() {
+	[ -n "$TR" ] || return 0
+	log "trace: flaps, path states, requests over $((MAX_LAT_MS / 2)) ms:"
+	grep -v '^#' "$TR/trace" | sed 's/^ *[^ ]* *\[[0-9]*\] [^ ]* */trace: /'
 }
 
 # flapper: flap links until $FLAP_STOP exists.
@@ -124,6 +156,7 @@ main() {
 	# Under TCG fio and the NFS threads starve the flapper and the
 	# server's on-server handler of CPU; give them precedence.
 	server_ctl_priority
+	trace_start
 	downs0=$(paths_sum 13)
 	T0=$(now_cs)
 	flapper &
@@ -180,6 +213,7 @@ main() {
 		log "ok: no request took more than $MAX_LAT_MS ms"
 	else
 		fail_later "a request took $max ms, more than $MAX_LAT_MS ms"
+		trace_show
 	fi
 
 	log "phase 3: remount, verify all $SIZE_MIB MiB read back over the wire"
