@@ -563,16 +563,26 @@ static void rpc_path_learn_gap(struct rpc_path *p, unsigned long now,
 	p->gap = (3 * p->gap + us) / 4;
 }
 
-/* Has the ping in flight on an up path had its time, with no reply of any
- * kind since it left?  Any reply is as good as its answer.
+/* Since when the ping in flight on an up path waits for an answer.  Any
+ * reply is as good as its answer; but the ping itself may be stuck behind
+ * requests the path will never answer, so after a reply it counts from
+ * when a new ping would have left, a stall time later.
  */
+static unsigned long rpc_path_ping_since(const struct rpc_path *p)
+{
+	if (time_before(p->heard, p->ping_sent))
+		return p->ping_sent;
+	return p->heard + rpc_path_limit(p, rpc_path_stall_min,
+					 rpc_path_stall_timeout);
+}
+
+/* Has the ping in flight on an up path had its time? */
 static bool rpc_path_ping_late(const struct rpc_path *p, unsigned long now)
 {
 	unsigned long wait = rpc_path_limit(p, rpc_path_ping_min,
 					    rpc_path_ping_timeout);
 
-	return time_after(now, p->ping_sent + wait) &&
-	       time_before(p->heard, p->ping_sent);
+	return time_after(now, rpc_path_ping_since(p) + wait);
 }
 
 /* Did the ping in flight on an up path go unanswered?  When every path is
@@ -583,11 +593,12 @@ static bool rpc_path_ping_lost(const struct rpc_path *p, unsigned long now)
 {
 	unsigned long silent = RPC_PATH_SILENT_PINGS *
 			       msecs_to_jiffies(rpc_path_ping_timeout);
+	unsigned long since = rpc_path_ping_since(p);
 
 	if (!rpc_path_ping_late(p, now))
 		return false;
-	return rpc_path_another_heard(p, p->ping_sent) ||
-	       time_after(now, p->ping_sent + silent);
+	return rpc_path_another_heard(p, since) ||
+	       time_after(now, since + silent);
 }
 
 /* A late ping, and no other path heard from since it left: ping the
