@@ -5,8 +5,8 @@
 # writes over a multipath mount with one path per NIC, netem on the server
 # drops everything one server address sends (loss 100%): requests still
 # arrive and are executed, no reply comes back, no carrier is lost.
-# Proves: the path is declared down within 10 s (the monitor needs about
-# a second while a path is busy), its client NIC then carries (almost)
+# Proves: the path is declared down within 10 s (the monitor needs 0.5 to
+# 1 s while a path is busy), its client NIC then carries (almost)
 # nothing, no request waits more than 10 s; when netem is removed the path
 # is up again within 5 s and carries I/O again; fio sees no error.
 
