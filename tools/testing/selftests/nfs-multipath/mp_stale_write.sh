@@ -1,0 +1,103 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# No stale WRITE after a move.  genwrite rewrites the blocks of a small
+# file with O_DIRECT, generation after generation, over a multipath mount
+# with one path per NIC.  netem then holds back everything one client NIC
+# sends (delay, not loss: the path stays alive, and its connection would
+# deliver what it holds).  The path is declared down, its WRITEs move and
+# complete elsewhere, and genwrite writes one more full generation and
+# stops.  Then the qdisc goes, with the packets it held, so that only what
+# the old connection itself still sends can reach the server; and the
+# test waits long enough for it to retransmit.  Proves, on the server:
+# every block holds the last generation written to it.  A WRITE that the
+# old connection delivers after its moved copy completed would leave an
+# older one.
+#
+#   STALE_PROTO=tcp|rdma (tcp), STALE_BS=bytes per block (65536),
+#   STALE_CYCLES=N (2), STALE_DELAY_MS (4000)
+
+. ./lib.sh
+
+PROTO=${STALE_PROTO:-tcp}
+BS=${STALE_BS:-65536}
+CYCLES=${STALE_CYCLES:-2}
+DELAY_MS=${STALE_DELAY_MS:-4000}
+BLOCKS=16
+THREADS=4
+GENWRITE=$(cd ../../../.. && pwd)/build/selftests/genwrite
+MANIFEST=/tmp/nfsmp-genwrite.manifest
+QUIESCE=12		# s after the rejoin: the old socket's retransmissions
+
+case "$PROTO" in
+rdma) OPTS="$MP_RDMA" ;;
+*) OPTS="$MP_TCP" ;;
+esac
+OPTS="$OPTS,nconnect=4,remoteports=$SERVER_RANGE,localports=$CLIENT_LIST"
+
+# stale_cycle K: one cycle, on the path from client address K
+stale_cycle() {
+	local k=$1 laddr addr cif pid moved0 moved rc=0
+
+	laddr=$(word_at "$k" "$CLIENT_ADDRS")
+	addr=$(mountstats_pairs | awk -v l="$laddr" '$2 == l { print $1 }')
+	cif=$(client_if "$laddr")
+	[ -n "$addr" ] || fail "no path from $laddr"
+	moved0=$(paths_sum 15)
+	log "--- cycle on $laddr -> $addr ($cif): netem delay ${DELAY_MS}ms"
+
+	"$GENWRITE" "$MNT/gen" $BLOCKS "$BS" $THREADS "$MANIFEST" &
+	pid=$!
+	defer "kill -USR1 $pid"
+	sleep 2
+	kill -0 "$pid" 2>/dev/null || fail "genwrite ended early"
+	/usr/sbin/tc qdisc add dev "$cif" root netem delay "${DELAY_MS}ms" limit 100000 ||
+		fail "cannot add netem on $cif"
+	if ! wait_down "$addr" "$cif" 15; then
+		dump_paths
+		fail "the delayed path to $addr is not down after 15 s"
+	fi
+	log "the delayed path went down"
+	sleep 0.5
+	kill -USR1 "$pid"
+	if ! run_wait_pid "$pid" 60; then
+		hang_evidence
+		fail "genwrite did not finish its last generation in 60 s"
+	fi
+	wait "$pid" || rc=$?
+	[ "$rc" = 0 ] || fail "genwrite failed: exit $rc"
+	moved=$(($(paths_sum 15) - moved0))
+	log "requests moved off paths in this cycle: $moved"
+	# What netem still holds is lost with it: only what the old
+	# connection sends from now on can reach the server.
+	/usr/sbin/tc qdisc del dev "$cif" root || fail "cannot remove netem"
+	wait_path "$addr" up 30 || { dump_paths; fail "the path to $addr is not up 30 s after netem went"; }
+	log "up again after $(secs "$WAITED") s; quiet for $QUIESCE s"
+	sleep "$QUIESCE"
+	show_endpoints
+	[ "$moved" -gt 0 ] || fail "no request moved: this cycle tested nothing"
+	on-server "printf '%s %s\n' $(tr '\n' ' ' <"$MANIFEST") >/tmp/gw.manifest &&
+		$EXPORT/.genwrite --check $EXPORT/gen $BLOCKS $BS /tmp/gw.manifest" ||
+		fail "the server holds stale blocks"
+	log "ok: every block on the server holds the last generation written to it"
+}
+
+main() {
+	local k
+
+	boost_priority
+	defer restore_links
+	nfs_mount "$OPTS"
+	touch_all_xprts
+	check_fresh
+	cp "$GENWRITE" "$MNT/.genwrite" || fail "cannot copy genwrite to the export"
+	defer "rm -f $MNT/.genwrite $MNT/gen"
+	show_endpoints
+	for k in $(seq 1 "$CYCLES"); do
+		stale_cycle "$k"
+	done
+	rm -f "$MNT/.genwrite" "$MNT/gen"
+	nfs_umount
+}
+
+main
