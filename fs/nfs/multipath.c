@@ -21,6 +21,8 @@
 #include "internal.h"
 #include "multipath.h"
 
+#define NFSDBG_FACILITY		NFSDBG_MOUNT
+
 /* The path policy of a multipath mount without pathpolicy= */
 #define NFS_PATHPOLICY_DEFAULT	RPC_XPRT_POLICY_ROUND_ROBIN
 
@@ -146,7 +148,8 @@ static unsigned int nfs_endpoints_count(const struct rpc_endpoint_set *set)
  *
  * Resolves localports= in the mount's network namespace, checks version,
  * transport and address families, defaults nconnect to the larger set,
- * and derives the offset into the remote endpoints unless pinned.
+ * and derives the offset into the remote endpoints unless pinned.  A
+ * mount without the options keeps the nconnect limit of 16.
  *
  * Return: 0, or -EINVAL with a message that names the bad item.
  */
@@ -163,6 +166,10 @@ int nfs_validate_endpoints(struct fs_context *fc)
 		if (ctx->endpoints_policy_set)
 			return nfs_endpoints_invalf(fc,
 				"pathpolicy= needs remoteports= or localports=");
+		/* As the parser of a stock kernel refuses it */
+		if (ctx->nfs_server.nconnect > NFS_MAX_CONNECTIONS)
+			return nfs_invalf(fc, "NFS: Value for '%s' out of range",
+					  "nconnect");
 		return 0;
 	}
 	if (ctx->version != 3)
@@ -199,7 +206,7 @@ int nfs_validate_endpoints(struct fs_context *fc)
 		want = max(nfs_endpoints_count(cfg->remote),
 			   nfs_endpoints_count(cfg->local));
 		ctx->nfs_server.nconnect = min_t(unsigned int, want,
-						 NFS_MAX_CONNECTIONS);
+						 NFS_MAX_MULTIPATH_CONNECTIONS);
 	}
 	if (!ctx->endpoints_policy_set)
 		cfg->policy = NFS_PATHPOLICY_DEFAULT;

@@ -7,6 +7,9 @@
 
 #include <linux/sunrpc/clnt_endpoints.h>
 
+/* Most transports a mount with remoteports= or localports= may open */
+#define NFS_MAX_MULTIPATH_CONNECTIONS	64
+
 struct fs_context;
 struct fs_parameter;
 struct nfs_client;

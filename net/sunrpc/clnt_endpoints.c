@@ -14,6 +14,7 @@
 #include <linux/utsname.h>
 #include <net/addrconf.h>
 #include <net/if_inet6.h>
+#include <net/ipv6_stubs.h>
 
 #include <linux/sunrpc/addr.h>
 #include <linux/sunrpc/clnt.h>
@@ -62,6 +63,18 @@ static int rpc_endpoint_from_dev4(struct net_device *dev,
 	return ret;
 }
 
+#if IS_ENABLED(CONFIG_IPV6)
+/* An address a transport may bind to: one that passed DAD and is not
+ * deprecated, nor link-local (that one needs a scope)
+ */
+static bool rpc_endpoint_ifa6_usable(const struct inet6_ifaddr *ifp)
+{
+	if (ifp->flags & (IFA_F_TENTATIVE | IFA_F_DADFAILED |
+			  IFA_F_OPTIMISTIC | IFA_F_DEPRECATED))
+		return false;
+	return !(ipv6_addr_type(&ifp->addr) & IPV6_ADDR_LINKLOCAL);
+}
+
 /* The first usable global IPv6 address of @dev */
 static int rpc_endpoint_from_dev6(struct net_device *dev,
 				  struct rpc_endpoint *ep)
@@ -75,9 +88,7 @@ static int rpc_endpoint_from_dev6(struct net_device *dev,
 	if (idev) {
 		read_lock_bh(&idev->lock);
 		list_for_each_entry(ifp, &idev->addr_list, if_list) {
-			if (ifp->flags & (IFA_F_TENTATIVE | IFA_F_DADFAILED))
-				continue;
-			if (ipv6_addr_type(&ifp->addr) & IPV6_ADDR_LINKLOCAL)
+			if (!rpc_endpoint_ifa6_usable(ifp))
 				continue;
 			ep->sin6.sin6_family = AF_INET6;
 			ep->sin6.sin6_addr = ifp->addr;
@@ -89,6 +100,35 @@ static int rpc_endpoint_from_dev6(struct net_device *dev,
 	rcu_read_unlock();
 	return ret;
 }
+
+/* Through the stub, which works without IPv6 loaded: sunrpc.ko does not
+ * need ipv6.ko
+ */
+static bool rpc_endpoint_is_local6(struct net *net,
+				   const struct rpc_endpoint *ep)
+{
+	struct net_device *dev;
+	bool found;
+
+	rcu_read_lock();
+	dev = ipv6_stub->ipv6_dev_find(net, &ep->sin6.sin6_addr, NULL);
+	found = !IS_ERR_OR_NULL(dev);
+	rcu_read_unlock();
+	return found;
+}
+#else
+static int rpc_endpoint_from_dev6(struct net_device *dev,
+				  struct rpc_endpoint *ep)
+{
+	return -EADDRNOTAVAIL;
+}
+
+static bool rpc_endpoint_is_local6(struct net *net,
+				   const struct rpc_endpoint *ep)
+{
+	return false;
+}
+#endif
 
 static int rpc_endpoint_from_ifname(struct net *net, sa_family_t family,
 				    struct rpc_endpoint *ep,
@@ -117,7 +157,7 @@ static bool rpc_endpoint_is_local(struct net *net,
 	bool found;
 
 	if (ep->sa.sa_family == AF_INET6)
-		return ipv6_chk_addr(net, &ep->sin6.sin6_addr, NULL, 0);
+		return rpc_endpoint_is_local6(net, ep);
 	rcu_read_lock();
 	found = __ip_dev_find(net, ep->sin.sin_addr.s_addr, false);
 	rcu_read_unlock();
@@ -206,7 +246,8 @@ static void rpc_endpoint_copy_addr(struct sockaddr_storage *dst,
  *
  * Points @xprtargs at the remote endpoint that placement gives transport
  * @i, on the server's port, and binds it to its local endpoint.  Either
- * part is skipped when @cfg has no such set.
+ * part is skipped when @cfg has no such set.  The transport is created as
+ * a path of a multipath client (XPRT_CREATE_MULTIPATH).
  */
 void rpc_endpoints_xprt_args(const struct rpc_endpoint_config *cfg,
 			     unsigned int i, struct xprt_create *xprtargs,
@@ -218,6 +259,7 @@ void rpc_endpoints_xprt_args(const struct rpc_endpoint_config *cfg,
 
 	rpc_endpoints_place(i, nr_remote, nr_local, cfg->offset,
 			    &remote, &local);
+	xprtargs->flags |= XPRT_CREATE_MULTIPATH;
 	if (cfg->remote) {
 		rpc_endpoint_copy_addr(&addrs->dst, &cfg->remote->ep[remote],
 				       rpc_get_port(xprtargs->dstaddr));

@@ -18,31 +18,36 @@
  *    not the path, which then has eight path_ping_timeout.  Idle paths get
  *    a NULL call every path_heartbeat;
  *  - a path that is down goes offline, so the round-robin iterator skips
- *    it, and the moveable requests waiting on it are woken to start over
- *    on a path that is up.  The last path that is up never goes offline:
+ *    it, the requests waiting to be sent on it are woken to start over on
+ *    a path that is up, and its connection is broken: the requests it
+ *    carried may then start over too, as far as clnt.c lets them (see
+ *    rpc_task_may_move()).  The last path that is up never goes offline:
  *    requests wait on it, as on any hard mount, until a path answers;
  *  - a path that is down is probed with back-off, path_probe_min_delay
  *    doubling up to path_probe_max_delay, or at once when its local
- *    device comes back, and goes online again when it answers.
+ *    device comes back, and goes online again when it answers within
+ *    path_ping_timeout, on a connection that was there when it was asked.
+ *
+ * Each ping holds a reference on the monitor, so that a ping that ends
+ * after the monitor was stopped, a killed mount among them, finds it.
  */
 
 #include <linux/inetdevice.h>
+#include <linux/kref.h>
 #include <linux/module.h>
+#include <linux/sched/mm.h>
 #include <linux/netdevice.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
-#include <net/addrconf.h>
-#include <net/netns/generic.h>
+#include <net/ipv6_stubs.h>
 
 #include <linux/sunrpc/clnt.h>
 #include <linux/sunrpc/sched.h>
 #include <linux/sunrpc/xprt.h>
 #include <linux/sunrpc/xprtmultipath.h>
 #include <linux/sunrpc/clnt_endpoints.h>
-
-#include "netns.h"
 
 #define CREATE_TRACE_POINTS
 #include <trace/events/rpc_path.h>
@@ -107,11 +112,13 @@ struct rpc_path_monitor;
 
 struct rpc_path {
 	struct rpc_path_monitor	*mon;
-	struct rpc_xprt		*xprt;
+	struct rpc_xprt		*xprt;		/* NULL once sysfs removed it */
 	struct sockaddr_storage	src;		/* bound source, or AF_UNSPEC */
-	struct rpc_task		*ping;		/* NULL call in flight */
+	struct rpc_task		*ping;		/* the NULL call, until reaped */
+	bool			pinging;	/* a NULL call is not reaped */
 	int			ping_status;	/* once ping_done */
 	bool			ping_done;
+	bool			ping_connected;	/* when it left */
 	unsigned long		ping_sent;	/* jiffies */
 	unsigned long		recvs;		/* xprt->stat.recvs last seen */
 	unsigned long		heard;		/* jiffies of the last reply */
@@ -122,12 +129,15 @@ struct rpc_path {
 	unsigned long		next_probe;	/* jiffies, while down */
 	unsigned int		backoff;	/* seconds */
 	bool			offlined;	/* offline by us, not by sysfs */
+	bool			fenced;		/* connection broken since */
 	bool			carrier;	/* of the local device */
 };
 
 struct rpc_path_monitor {
+	struct kref		ref;		/* the owner's, and each ping's */
 	struct delayed_work	work;
 	struct mutex		lock;		/* the paths, against stop */
+	spinlock_t		work_lock;	/* running, against the pings */
 	wait_queue_head_t	waitq;		/* pings ending, for creation */
 	struct rpc_clnt		*clnt;
 	struct net		*net;
@@ -152,6 +162,8 @@ const char *rpc_path_state_name(unsigned int state)
 
 static unsigned int rpc_path_state(const struct rpc_path *p)
 {
+	if (!p->xprt)
+		return RPC_PATH_DOWN;
 	return READ_ONCE(p->xprt->health.state);
 }
 
@@ -222,6 +234,18 @@ static int rpc_show_one_endpoint(struct rpc_clnt *clnt, struct rpc_xprt *xprt,
 	return 0;
 }
 
+static bool rpc_clnt_is_multipath(struct rpc_clnt *clnt)
+{
+	struct rpc_xprt *xprt;
+	bool ret;
+
+	rcu_read_lock();
+	xprt = rcu_dereference(clnt->cl_xprt);
+	ret = xprt && xprt->multipath;
+	rcu_read_unlock();
+	return ret;
+}
+
 /* The iterator of rpc_clnt_iterate_for_each_xprt() skips offline ones */
 static void rpc_show_offline_endpoints(struct rpc_clnt *clnt,
 				       struct rpc_show_endpoints_ctx *ctx)
@@ -246,19 +270,52 @@ static void rpc_show_offline_endpoints(struct rpc_clnt *clnt,
  * @seq: output, e.g. /proc/self/mountstats
  * @clnt: client whose transports to show
  *
- * One "endpoint:" line per transport, the active ones first: index, netid,
- * source address (or "*" while not connected), remote address, port,
- * transport state, and the path health: state, how often the path went
- * down, and how many requests moved away from it.
+ * For a multipath client, one "endpoint:" line per transport, the active
+ * ones first: index, netid, source address (or "*" while not connected),
+ * remote address, port, transport state, and the path health: state, how
+ * often the path went down, and how many requests moved away from it.
+ * Other clients show nothing.
  */
 void rpc_clnt_show_endpoints(struct seq_file *seq, struct rpc_clnt *clnt)
 {
 	struct rpc_show_endpoints_ctx ctx = { .seq = seq };
 
+	if (!rpc_clnt_is_multipath(clnt))
+		return;
 	rpc_clnt_iterate_for_each_xprt(clnt, rpc_show_one_endpoint, &ctx);
 	rpc_show_offline_endpoints(clnt, &ctx);
 }
 EXPORT_SYMBOL_GPL(rpc_clnt_show_endpoints);
+
+/* The monitor
+ */
+
+static void rpc_path_monitor_release(struct kref *ref)
+{
+	struct rpc_path_monitor *mon = container_of(ref, struct rpc_path_monitor,
+						    ref);
+	unsigned int i;
+
+	cancel_delayed_work_sync(&mon->work);
+	for (i = 0; i < mon->n; i++)
+		xprt_put(mon->paths[i].xprt);
+	kfree(mon);
+}
+
+static void rpc_path_monitor_put(struct rpc_path_monitor *mon)
+{
+	kref_put(&mon->ref, rpc_path_monitor_release);
+}
+
+/* A look at the paths, now or after @delay, unless the monitor stopped */
+static void rpc_path_monitor_kick(struct rpc_path_monitor *mon,
+				  unsigned long delay)
+{
+	spin_lock(&mon->work_lock);
+	if (mon->running)
+		mod_delayed_work(xprtiod_workqueue, &mon->work, delay);
+	spin_unlock(&mon->work_lock);
+}
 
 /* Pings
  */
@@ -292,12 +349,19 @@ static void rpc_path_ping_done(struct rpc_task *task, void *data)
 	/* Pairs with rpc_path_ping_ended(): the status first, then done */
 	smp_store_release(&p->ping_done, true);
 	wake_up(&mon->waitq);
-	if (READ_ONCE(mon->running))
-		mod_delayed_work(system_wq, &mon->work, 0);
+	rpc_path_monitor_kick(mon, 0);
+}
+
+static void rpc_path_ping_release(void *data)
+{
+	struct rpc_path *p = data;
+
+	rpc_path_monitor_put(p->mon);
 }
 
 static const struct rpc_call_ops rpc_path_ping_ops = {
 	.rpc_call_done	= rpc_path_ping_done,
+	.rpc_release	= rpc_path_ping_release,
 };
 
 static void rpc_path_ping(struct rpc_path *p)
@@ -310,33 +374,50 @@ static void rpc_path_ping(struct rpc_path *p)
 		.callback_ops	= &rpc_path_ping_ops,
 		.callback_data	= p,
 		.flags		= RPC_TASK_ASYNC | RPC_TASK_SOFT |
-				  RPC_TASK_SOFTCONN | RPC_TASK_NULLCREDS,
+				  RPC_TASK_SOFTCONN | RPC_TASK_NULLCREDS |
+				  RPC_TASK_NO_ROUND_ROBIN,
 	};
 	struct rpc_task *task;
 
+	p->pinging = true;
 	p->ping_done = false;
 	p->asked = false;
 	p->ping_sent = jiffies;
+	p->ping_connected = xprt_connected(p->xprt);
+	kref_get(&p->mon->ref);
 	task = rpc_run_task(&setup);
-	if (IS_ERR(task))
+	if (IS_ERR(task)) {
+		/* The call data, and with it the reference, is released */
+		p->ping = NULL;
+		p->ping_status = PTR_ERR(task);
+		/* As rpc_path_ping_done(): the status first, then done */
+		smp_store_release(&p->ping_done, true);
 		return;
+	}
 	p->ping = task;
 }
 
 static bool rpc_path_ping_ended(const struct rpc_path *p)
 {
 	/* Pairs with rpc_path_ping_done(): done, then a final status */
-	return p->ping && smp_load_acquire(&p->ping_done);
+	return p->pinging && smp_load_acquire(&p->ping_done);
+}
+
+/* End a ping in flight; it is reaped once it ended */
+static void rpc_path_ping_cancel(struct rpc_path *p)
+{
+	if (p->ping && !rpc_path_ping_ended(p))
+		rpc_signal_task(p->ping);
 }
 
 /* The status of a ping that ended, which is then forgotten */
 static int rpc_path_ping_reap(struct rpc_path *p)
 {
-	int status = p->ping_status;
-
-	rpc_put_task(p->ping);
+	if (p->ping)
+		rpc_put_task(p->ping);
 	p->ping = NULL;
-	return status;
+	p->pinging = false;
+	return p->ping_status;
 }
 
 /* An answer that is not about the path: the server itself refused */
@@ -374,44 +455,46 @@ static bool rpc_path_online(const struct rpc_path *p)
 	return !test_bit(XPRT_OFFLINE, &p->xprt->state);
 }
 
-/* Wake a moveable task that waits on @xprt, so that it moves elsewhere */
-static void rpc_path_kick_task(struct rpc_task *task, struct rpc_xprt *xprt)
-{
-	struct rpc_wait_queue *queue;
-
-	if (task->tk_xprt != xprt || !RPC_IS_MOVEABLE(task) ||
-	    (task->tk_flags & RPC_TASK_NO_ROUND_ROBIN))
-		return;
-	queue = READ_ONCE(task->tk_waitqueue);
-	if (queue != &xprt->pending && queue != &xprt->sending &&
-	    queue != &xprt->backlog)
-		return;
-	rpc_wake_up_queued_task_set_status(queue, task, -ENOTCONN);
-}
-
-/* The tasks of a client sit on the lists of its clones too, which share
- * its transport switch: look at every client that does.
+/* Wake the requests that wait for their turn to be sent on @p: those not
+ * sent there start over on a path that is up.  Each one that leaves hands
+ * its slot to a request of the backlog, which then leaves in turn.
  */
 static void rpc_path_kick(struct rpc_path *p)
 {
-	struct sunrpc_net *sn = net_generic(p->mon->net, sunrpc_net_id);
-	struct rpc_xprt_switch *xps = rpc_clnt_endpoints_switch(p->mon->clnt);
-	struct rpc_task *task;
-	struct rpc_clnt *clnt;
+	struct rpc_xprt *xprt = p->xprt;
 
-	if (!xps)
-		return;
-	spin_lock(&sn->rpc_client_lock);
-	list_for_each_entry(clnt, &sn->all_clients, cl_clients) {
-		if (rcu_access_pointer(clnt->cl_xpi.xpi_xpswitch) != xps)
-			continue;
-		spin_lock(&clnt->cl_lock);
-		list_for_each_entry(task, &clnt->cl_tasks, tk_task)
-			rpc_path_kick_task(task, p->xprt);
-		spin_unlock(&clnt->cl_lock);
+	if (READ_ONCE(xprt->sending.qlen))
+		rpc_wake_up_status(&xprt->sending, -EAGAIN);
+}
+
+/* Over TCP a transport reconnects from the same port (NFS asks for
+ * that), and the server's reply cache knows a retransmission on the new
+ * connection.  Over RPC/RDMA a new connection has a new port: a request
+ * that may not move keeps the connection it may already have gone out on.
+ */
+static bool rpc_path_keeps_port(const struct rpc_xprt *xprt)
+{
+	return xprt->reuseport && xprt->xprt_class->ident == XPRT_TRANSPORT_TCP;
+}
+
+static bool rpc_path_needs_connection(const struct rpc_rqst *req)
+{
+	const struct rpc_procinfo *proc = req->rq_task->tk_msg.rpc_proc;
+
+	return proc->p_proc && !proc->p_idempotent;
+}
+
+/* Break the connection of a path that went offline, so that the requests
+ * it carried may start over elsewhere once it can no longer deliver them.
+ * Returns false when a request kept it; the next look tries again.
+ */
+static bool rpc_path_fence(struct rpc_path *p)
+{
+	if (rpc_path_keeps_port(p->xprt)) {
+		xprt_force_disconnect(p->xprt);
+		return true;
 	}
-	spin_unlock(&sn->rpc_client_lock);
-	xprt_switch_put(xps);
+	return xprt_disconnect_unless(p->xprt, rpc_path_needs_connection);
 }
 
 static bool rpc_path_another_up(struct rpc_path_monitor *mon,
@@ -422,28 +505,32 @@ static bool rpc_path_another_up(struct rpc_path_monitor *mon,
 	for (i = 0; i < mon->n; i++) {
 		const struct rpc_path *p = &mon->paths[i];
 
-		if (p != self && rpc_path_state(p) == RPC_PATH_UP &&
+		if (p != self && p->xprt && rpc_path_state(p) == RPC_PATH_UP &&
 		    rpc_path_online(p))
 			return true;
 	}
 	return false;
 }
 
-/* A path that is not up goes offline, and its moveable tasks move,
- * as long as another path is up.  Repeated on every tick: a task can
- * start to wait on the path after the previous look.
+/* A path that is not up goes offline, as long as another path is up; its
+ * waiting requests are woken, and its connection is broken.  Repeated on
+ * every look while it is down: a task can start to wait on the path after
+ * the previous look, and a request may have kept the connection.
  */
 static void rpc_path_drain(struct rpc_path *p)
 {
-	if (rpc_path_state(p) == RPC_PATH_UP)
+	if (!p->xprt || rpc_path_state(p) == RPC_PATH_UP)
 		return;
 	if (rpc_path_online(p)) {
 		if (!rpc_path_another_up(p->mon, p))
 			return;
 		rpc_path_set_offline(p, true);
 	}
-	if (p->offlined)
-		rpc_path_kick(p);
+	if (!p->offlined)
+		return;
+	rpc_path_kick(p);
+	if (!p->fenced)
+		p->fenced = rpc_path_fence(p);
 }
 
 /* The next probe of a dead path: the back-off after @from, which is when
@@ -478,10 +565,17 @@ static void rpc_path_up(struct rpc_path *p, const char *why)
 	if (rpc_path_state(p) == RPC_PATH_UP)
 		return;
 	rpc_path_set_state(p, RPC_PATH_UP, why);
+	p->fenced = false;
 	if (p->offlined)
 		rpc_path_set_offline(p, false);
-	for (i = 0; i < p->mon->n; i++)
-		rpc_path_drain(&p->mon->paths[i]);
+	/* A path that stayed online as the last one up can go offline now */
+	for (i = 0; i < p->mon->n; i++) {
+		struct rpc_path *q = &p->mon->paths[i];
+
+		if (q->xprt && rpc_path_state(q) != RPC_PATH_UP &&
+		    rpc_path_online(q))
+			rpc_path_drain(q);
+	}
 }
 
 /* Carrier of the local device a path is bound to.  A source address that
@@ -489,7 +583,6 @@ static void rpc_path_up(struct rpc_path *p, const char *why)
  */
 static bool rpc_path_carrier(const struct rpc_path *p)
 {
-	const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)&p->src;
 	const struct sockaddr_in *sin = (const struct sockaddr_in *)&p->src;
 	struct net_device *dev = NULL;
 	bool up;
@@ -500,9 +593,17 @@ static bool rpc_path_carrier(const struct rpc_path *p)
 		dev = __ip_dev_find(p->mon->net, sin->sin_addr.s_addr, false);
 		break;
 #if IS_ENABLED(CONFIG_IPV6)
-	case AF_INET6:
-		dev = ipv6_dev_find(p->mon->net, &sin6->sin6_addr, NULL);
+	case AF_INET6: {
+		const struct sockaddr_in6 *sin6 =
+			(const struct sockaddr_in6 *)&p->src;
+
+		/* Through the stub: sunrpc.ko does not need ipv6.ko */
+		dev = ipv6_stub->ipv6_dev_find(p->mon->net, &sin6->sin6_addr,
+					       NULL);
+		if (IS_ERR(dev))
+			dev = NULL;
 		break;
+	}
 #endif
 	default:
 		rcu_read_unlock();
@@ -530,7 +631,7 @@ static bool rpc_path_another_heard(const struct rpc_path *self,
 	for (i = 0; i < mon->n; i++) {
 		const struct rpc_path *p = &mon->paths[i];
 
-		if (p != self && rpc_path_state(p) == RPC_PATH_UP &&
+		if (p != self && p->xprt && rpc_path_state(p) == RPC_PATH_UP &&
 		    time_after_eq(p->heard, since))
 			return true;
 	}
@@ -614,8 +715,8 @@ static void rpc_path_ask_peers(struct rpc_path *p)
 	for (i = 0; i < mon->n; i++) {
 		struct rpc_path *q = &mon->paths[i];
 
-		if (q != p && !q->ping && rpc_path_state(q) == RPC_PATH_UP &&
-		    rpc_path_online(q))
+		if (q != p && q->xprt && !q->pinging &&
+		    rpc_path_state(q) == RPC_PATH_UP && rpc_path_online(q))
 			rpc_path_ping(q);
 	}
 }
@@ -631,9 +732,9 @@ static bool rpc_path_check_up(struct rpc_path *p, unsigned long now)
 		rpc_path_down(p, "no carrier");
 		return true;
 	}
-	if (p->ping) {
+	if (p->pinging) {
 		if (rpc_path_ping_lost(p, now)) {
-			rpc_signal_task(p->ping);
+			rpc_path_ping_cancel(p);
 			rpc_path_down(p, "no answer to a ping");
 		} else if (!p->asked && rpc_path_ping_late(p, now)) {
 			rpc_path_ask_peers(p);
@@ -656,9 +757,9 @@ static void rpc_path_check_down(struct rpc_path *p, unsigned long now,
 {
 	unsigned long wait = msecs_to_jiffies(rpc_path_ping_timeout);
 
-	if (p->ping) {
+	if (p->pinging) {
 		if (time_after(now, p->ping_sent + RPC_PATH_PROBE_PINGS * wait))
-			rpc_signal_task(p->ping);
+			rpc_path_ping_cancel(p);
 		return;
 	}
 	if (!p->carrier)
@@ -672,36 +773,80 @@ static void rpc_path_check_down(struct rpc_path *p, unsigned long now,
 	rpc_path_ping(p);
 }
 
+/* The answer to a probe.  A path rejoins only when it answers as a path
+ * that is up must: within path_ping_timeout, on a connection that was
+ * there when it was asked.  A probe that had to connect first is followed
+ * by one that must.
+ */
+static void rpc_path_probe_result(struct rpc_path *p, int status,
+				  unsigned long took, bool connected)
+{
+	const char *why = "no answer to a probe";
+
+	if (!status) {
+		if (!connected) {
+			rpc_path_ping(p);
+			return;
+		}
+		if (took <= msecs_to_jiffies(rpc_path_ping_timeout)) {
+			rpc_path_up(p, "answered");
+			return;
+		}
+		why = "answered too late";
+	}
+	rpc_path_set_state(p, RPC_PATH_DOWN, why);
+	rpc_path_backoff(p, false, p->ping_sent);
+}
+
 /* The answer to a ping that ended */
 static void rpc_path_ping_result(struct rpc_path *p)
 {
+	unsigned long took = jiffies - p->ping_sent;
+	bool connected = p->ping_connected;
 	int status = rpc_path_ping_reap(p);
 
-	if (status == 0) {
-		rpc_path_up(p, "answered");
-		return;
-	}
 	switch (rpc_path_state(p)) {
 	case RPC_PATH_UP:
+		if (!status)
+			rpc_path_up(p, "answered");
 		/* Timed out pings were signalled and handled already */
-		if (status != -ERESTARTSYS && status != -EINTR)
+		else if (status != -ERESTARTSYS && status != -EINTR)
 			rpc_path_down(p, "ping failed");
 		break;
 	case RPC_PATH_PROBING:
-		rpc_path_set_state(p, RPC_PATH_DOWN, "no answer to a probe");
-		rpc_path_backoff(p, false, p->ping_sent);
+		rpc_path_probe_result(p, status, took, connected);
 		break;
 	}
+}
+
+/* A path sysfs removed is forgotten, so that it can go */
+static void rpc_path_forget(struct rpc_path *p)
+{
+	rpc_path_ping_cancel(p);
+	if (rpc_path_ping_ended(p))
+		rpc_path_ping_reap(p);
+	if (p->pinging)
+		return;
+	xprt_put(p->xprt);
+	p->xprt = NULL;
 }
 
 /* One look at a path: true while it needs fast ticks */
 static bool rpc_path_check(struct rpc_path *p)
 {
-	unsigned long now = jiffies, recvs = READ_ONCE(p->xprt->stat.recvs);
-	bool busy = rpc_xprt_busy(p->xprt);
-	bool carrier = rpc_path_carrier(p);
-	bool carrier_back = carrier && !p->carrier;
+	unsigned long now = jiffies, recvs;
+	bool busy, carrier, carrier_back;
 
+	if (!p->xprt)
+		return false;
+	if (test_bit(XPRT_REMOVE, &p->xprt->state)) {
+		rpc_path_forget(p);
+		return !!p->xprt;
+	}
+	recvs = READ_ONCE(p->xprt->stat.recvs);
+	busy = rpc_xprt_busy(p->xprt);
+	carrier = rpc_path_carrier(p);
+	carrier_back = carrier && !p->carrier;
 	p->carrier = carrier;
 	if (recvs != p->recvs) {
 		if (p->busy)
@@ -726,17 +871,20 @@ static void rpc_path_monitor_work(struct work_struct *work)
 	struct rpc_path_monitor *mon = container_of(to_delayed_work(work),
 						    struct rpc_path_monitor,
 						    work);
+	unsigned int noio, i;
 	bool fast = false;
-	unsigned int i;
 
+	/* Writeback may wait for this: no allocation may wait for it */
+	noio = memalloc_noio_save();
 	mutex_lock(&mon->lock);
 	if (!mon->stopping) {
 		for (i = 0; i < mon->n; i++)
 			fast |= rpc_path_check(&mon->paths[i]);
-		queue_delayed_work(system_wq, &mon->work, fast ?
-				   RPC_PATH_TICK_FAST : RPC_PATH_TICK_SLOW);
+		rpc_path_monitor_kick(mon, fast ? RPC_PATH_TICK_FAST :
+						  RPC_PATH_TICK_SLOW);
 	}
 	mutex_unlock(&mon->lock);
+	memalloc_noio_restore(noio);
 }
 
 /* Creation
@@ -768,6 +916,8 @@ static int rpc_path_collect(struct rpc_clnt *clnt, struct rpc_xprt *xprt,
 	p->mon = mon;
 	p->xprt = xprt_get(xprt);
 	p->carrier = true;
+	/* Nothing was sent on it before it answered once */
+	p->fenced = true;
 	p->gap = RPC_PATH_GAP_MAX;
 	/* The monitor probes a dead path every path_probe_max_delay at
 	 * most: the transport's own reconnect back-off must not hold the
@@ -828,31 +978,13 @@ static int rpc_path_monitor_settle(struct rpc_path_monitor *mon)
 
 		if (rpc_path_state(p) == RPC_PATH_UP)
 			continue;
-		if (!p->ping) {
+		if (!p->pinging) {
 			rpc_path_set_state(p, RPC_PATH_DOWN, "no answer");
 			rpc_path_backoff(p, true, jiffies);
 		}
 		rpc_path_drain(p);
 	}
 	return 0;
-}
-
-static void rpc_path_monitor_free(struct rpc_path_monitor *mon)
-{
-	unsigned int i;
-
-	for (i = 0; i < mon->n; i++) {
-		struct rpc_path *p = &mon->paths[i];
-
-		if (p->ping) {
-			rpc_signal_task(p->ping);
-			rpc_wait_for_completion_task(p->ping);
-			rpc_put_task(p->ping);
-		}
-		xprt_put(p->xprt);
-	}
-	cancel_delayed_work_sync(&mon->work);
-	kfree(mon);
 }
 
 /**
@@ -882,15 +1014,17 @@ int rpc_path_monitor_start(struct rpc_clnt *clnt,
 	mon = kzalloc(struct_size(mon, paths, max), GFP_KERNEL);
 	if (!mon)
 		return -ENOMEM;
+	kref_init(&mon->ref);
 	INIT_DELAYED_WORK(&mon->work, rpc_path_monitor_work);
 	mutex_init(&mon->lock);
+	spin_lock_init(&mon->work_lock);
 	init_waitqueue_head(&mon->waitq);
 	mon->clnt = clnt;
 	mon->net = rpc_net_ns(clnt);
 	c.mon = mon;
 	ret = rpc_clnt_iterate_for_each_xprt(clnt, rpc_path_collect, &c);
 	if (ret)
-		goto out_free;
+		goto out_stop;
 
 	mutex_lock(&mon->lock);
 	for (i = 0; i < mon->n; i++) {
@@ -901,22 +1035,24 @@ int rpc_path_monitor_start(struct rpc_clnt *clnt,
 	mutex_unlock(&mon->lock);
 	ret = wait_event_killable(mon->waitq, rpc_path_monitor_settled(mon));
 	if (ret)
-		goto out_free;
+		goto out_stop;
 
 	mutex_lock(&mon->lock);
 	ret = rpc_path_monitor_settle(mon);
 	if (!ret) {
-		WRITE_ONCE(mon->running, true);
-		queue_delayed_work(system_wq, &mon->work, 0);
+		spin_lock(&mon->work_lock);
+		mon->running = true;
+		spin_unlock(&mon->work_lock);
+		rpc_path_monitor_kick(mon, 0);
 	}
 	mutex_unlock(&mon->lock);
 	if (ret)
-		goto out_free;
+		goto out_stop;
 	*monp = mon;
 	return 0;
 
-out_free:
-	rpc_path_monitor_free(mon);
+out_stop:
+	rpc_path_monitor_stop(mon);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(rpc_path_monitor_start);
@@ -925,17 +1061,29 @@ EXPORT_SYMBOL_GPL(rpc_path_monitor_start);
  * rpc_path_monitor_stop - stop watching the paths of a client
  * @mon: monitor from rpc_path_monitor_start(), or NULL
  *
- * Call before the client is shut down.  Ends any ping in flight.
+ * Call before the client is shut down.  Ends the pings in flight, and
+ * waits for none: each holds the monitor until it is released.
  */
 void rpc_path_monitor_stop(struct rpc_path_monitor *mon)
 {
+	unsigned int i;
+
 	if (!mon)
 		return;
+	spin_lock(&mon->work_lock);
+	mon->running = false;
+	spin_unlock(&mon->work_lock);
+	cancel_delayed_work_sync(&mon->work);
 	mutex_lock(&mon->lock);
 	mon->stopping = true;
-	WRITE_ONCE(mon->running, false);
+	for (i = 0; i < mon->n; i++) {
+		struct rpc_path *p = &mon->paths[i];
+
+		rpc_path_ping_cancel(p);
+		if (p->pinging)
+			rpc_path_ping_reap(p);
+	}
 	mutex_unlock(&mon->lock);
-	cancel_delayed_work_sync(&mon->work);
-	rpc_path_monitor_free(mon);
+	rpc_path_monitor_put(mon);
 }
 EXPORT_SYMBOL_GPL(rpc_path_monitor_stop);

@@ -226,6 +226,13 @@ static bool rpc_endpoint_v6_syntax(const char *s, size_t len)
 	return gap ? groups <= 7 : groups == 8;
 }
 
+/* fe80::/10: such an address means nothing without a scope */
+static bool rpc_endpoint_link_local(sa_family_t family, const u8 *addr)
+{
+	return family == AF_INET6 && addr[0] == 0xfe &&
+	       (addr[1] & 0xc0) == 0x80;
+}
+
 static int rpc_endpoint_parse_addr(const char *s, size_t len,
 				   sa_family_t *family, u8 *addr)
 {
@@ -298,6 +305,11 @@ static int rpc_endpoint_parse_range(struct rpc_endpoint_item *item,
 		return rpc_endpoints_fail(err, -EINVAL,
 					  "mixed address families",
 					  s, item->len);
+	if (rpc_endpoint_link_local(family, item->first) ||
+	    rpc_endpoint_link_local(family, item->last))
+		return rpc_endpoints_fail(err, -EINVAL,
+					  "link-local addresses need a scope",
+					  s, item->len);
 	alen = rpc_endpoint_addr_len(family);
 	if (memcmp(item->first, item->last, alen) > 0)
 		return rpc_endpoints_fail(err, -EINVAL, "reversed range",
@@ -359,6 +371,10 @@ static int rpc_endpoint_parse_item(struct rpc_endpoint_item *item,
 					    item->first))
 			return rpc_endpoints_fail(err, -EINVAL,
 						  "not an address",
+						  s, item->len);
+		if (rpc_endpoint_link_local(item->family, item->first))
+			return rpc_endpoints_fail(err, -EINVAL,
+						  "link-local addresses need a scope",
 						  s, item->len);
 		memcpy(item->last, item->first, sizeof(item->last));
 		item->count = 1;

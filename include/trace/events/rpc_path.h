@@ -62,7 +62,8 @@ TRACE_EVENT(rpc_path_move,
 			   __entry->client_id = task->tk_client ?
 						task->tk_client->cl_clid : -1;
 			   __entry->xprt_id = xprt->id;
-			   __entry->sent = RPC_WAS_SENT(task);
+			   __entry->sent = task->tk_rqstp &&
+					   task->tk_rqstp->rq_ntrans;
 			   __assign_str(addr);
 			   __assign_str(proc);),
 	    TP_printk("task:%08x@%08x %s from xprt=%d %s%s",

@@ -105,8 +105,8 @@ static void resolve_and_finish(struct rpc_endpoint_set *set)
 		if (family == AF_INET) {
 			ep->sin.sin_addr.s_addr = htonl(0x0a000000 | (i * 7));
 		} else {
-			ep->sin6.sin6_addr.s6_addr[0] = 0xfe;
-			ep->sin6.sin6_addr.s6_addr[1] = 0x80;
+			/* never link-local, which the kernel skips */
+			ep->sin6.sin6_addr.s6_addr[0] = 0xfd;
 			ep->sin6.sin6_addr.s6_addr[15] = i * 7;
 			ep->sin6.sin6_addr.s6_addr[14] = (i * 7) >> 8;
 		}

@@ -148,7 +148,7 @@ static void test_accept(void)
 	accept_ok("::ffff:a00:1", "::ffff:10.0.0.1", 1);
 	accept_ok("1:2:3:4:5:6:1.2.3.4", "1:2:3:4:5:6:102:304", 1);
 	accept_ok("::1.2.3.4", "::102:304", 1);
-	accept_ok("fe80::5efe:10.0.0.1", "fe80::5efe:10.0.0.1", 1);
+	accept_ok("2001:db8::5efe:10.0.0.1", "2001:db8::5efe:10.0.0.1", 1);
 	accept_ok("FFFF:FFFF:FFFF:FFFF:FFFF:FFFF:FFFF:FFFF",
 	       "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", 1);
 
@@ -173,10 +173,10 @@ static void test_accept(void)
 	       3);
 	accept_ok("0.0.0.0-0.0.0.255", "0.0.0.0-0.0.0.255", 256);
 	accept_ok("10.1.2.128-10.1.3.127", "10.1.2.128-10.1.3.127", 256);
-	accept_ok("fe80::2~fe80::1", "fe80::1-fe80::2", 2);
-	accept_ok("fe80::1~fe80::3", "fe80::1~fe80::3", 2);
-	accept_ok("fe80::fffe-fe80::1:1", "fe80::fffe-fe80::1:1", 4);
-	accept_ok("fe80::1:0~fe80::ffff", "fe80::ffff-fe80::1:0", 2);
+	accept_ok("2001:db8::2~2001:db8::1", "2001:db8::1-2001:db8::2", 2);
+	accept_ok("2001:db8::1~2001:db8::3", "2001:db8::1~2001:db8::3", 2);
+	accept_ok("2001:db8::fffe-2001:db8::1:1", "2001:db8::fffe-2001:db8::1:1", 4);
+	accept_ok("2001:db8::1:0~2001:db8::ffff", "2001:db8::ffff-2001:db8::1:0", 2);
 	accept_ok("2001:db8::ffff:ffff:ffff:ffff-2001:db8:0:1::",
 	       "2001:db8::ffff:ffff:ffff:ffff-2001:db8:0:1::", 2);
 	accept_ok("ffff:ffff:ffff:ffff:ffff:ffff:ffff:fffe-ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff",
@@ -204,7 +204,7 @@ static void test_accept(void)
 	accept_ex("1e100", RPC_ENDPOINTS_IFNAMES, "1e100", 1, false);
 	accept_ex("a~b~c", RPC_ENDPOINTS_IFNAMES, "a~b~c", 3, false);
 	accept_ex("...x", RPC_ENDPOINTS_IFNAMES, "...x", 1, false);
-	accept_ex("fe80::1~lo", RPC_ENDPOINTS_IFNAMES, "fe80::1~lo", 2, false);
+	accept_ex("2001:db8::1~lo", RPC_ENDPOINTS_IFNAMES, "2001:db8::1~lo", 2, false);
 }
 
 static char long_item[RPC_ENDPOINT_ITEM_MAX + 2];
@@ -238,15 +238,15 @@ static void test_reject(void)
 	reject_ok("::1~0:0:0:0:0:0:0:1", "duplicate endpoint", "0:0:0:0:0:0:0:1");
 	reject_ok("::ffff:10.0.0.1~::ffff:a00:1", "duplicate endpoint",
 	       "::ffff:a00:1");
-	reject_ok("fe80::1-fe80::ff~fe80::80", "duplicate endpoint", "fe80::80");
+	reject_ok("2001:db8::1-2001:db8::ff~2001:db8::80", "duplicate endpoint", "2001:db8::80");
 	reject_ex("eth0~eth0", ifn, -EINVAL, "duplicate endpoint", "eth0");
 
 	/* ranges */
 	reject_ok("10.0.0.5-10.0.0.1", "reversed range", "10.0.0.5-10.0.0.1");
 	reject_ok("10.0.1.0-10.0.0.255", "reversed range", "10.0.1.0-10.0.0.255");
-	reject_ok("fe80::2-fe80::1", "reversed range", "fe80::2-fe80::1");
-	reject_ok("fe80::1:0-fe80::ffff", "reversed range",
-	       "fe80::1:0-fe80::ffff");
+	reject_ok("2001:db8::2-2001:db8::1", "reversed range", "2001:db8::2-2001:db8::1");
+	reject_ok("2001:db8::1:0-2001:db8::ffff", "reversed range",
+	       "2001:db8::1:0-2001:db8::ffff");
 	reject_ok("10.0.0.1-", "not an address", "10.0.0.1-");
 	reject_ok("-10.0.0.1", "not an address", "-10.0.0.1");
 	reject_ex("10.0.0.1-", ifn, -EINVAL, "not an address", "10.0.0.1-");
@@ -283,6 +283,13 @@ static void test_reject(void)
 	reject_ok("fe80::1%eth0", "scope ids are not supported", "fe80::1%eth0");
 	reject_ex("fe80::1%2", ifn, -EINVAL, "scope ids are not supported",
 		  "fe80::1%2");
+	reject_ok("fe80::1", "link-local addresses need a scope", "fe80::1");
+	reject_ok("febf::1", "link-local addresses need a scope", "febf::1");
+	reject_ok("2001:db8::1~fe80::1-fe80::2",
+		  "link-local addresses need a scope", "fe80::1-fe80::2");
+	reject_ex("fe80::1~eth0", ifn, -EINVAL,
+		  "link-local addresses need a scope", "fe80::1");
+	accept_ok("fec0::1", "fec0::1", 1);
 
 	/* malformed IPv4 */
 	reject_ok("10.0.0.256", "not an address", "10.0.0.256");
@@ -343,8 +350,8 @@ static void test_reject(void)
 	reject_ok("::-::100", "range too large", "::-::100");
 	reject_ok("::-ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "range too large",
 	       "::-ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff");
-	reject_ok("fe80::ff00-fe80::1:0", "range too large",
-	       "fe80::ff00-fe80::1:0");
+	reject_ok("2001:db8::ff00-2001:db8::1:0", "range too large",
+	       "2001:db8::ff00-2001:db8::1:0");
 	reject_ok("10.0.0.0-10.0.0.255~10.0.1.0", "too many endpoints",
 	       "10.0.1.0");
 	reject_ok("10.0.1.0~10.0.0.0-10.0.0.255", "too many endpoints",
@@ -620,7 +627,7 @@ static void test_finish(void)
 	       !strcmp(err.item, "10.0.0.1"), "finish dup: %d %s %s", ret,
 	       str_or_null(err.reason), err.item);
 
-	set_v6(&set->ep[0], "fe80::1");
+	set_v6(&set->ep[0], "2001:db8::1");
 	ret = rpc_endpoints_finish(set, &err);
 	expect(ret == -EINVAL && !strcmp(err.reason, "mixed address families"),
 	       "finish mixed: %d %s", ret, str_or_null(err.reason));
@@ -715,7 +722,7 @@ static void addr_text(char *out, const struct addr *a, int family)
 
 static const u8 v6_bases[][16] = {
 	{ 0x20, 0x01, 0x0d, 0xb8 },
-	{ 0xfe, 0x80 },
+	{ 0xfd, 0x00 },
 	{ 0 },
 	{ [10] = 0xff, [11] = 0xff },
 	{ [8] = 0x02, [10] = 0x5e, [11] = 0xfe },

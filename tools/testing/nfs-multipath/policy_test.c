@@ -240,6 +240,38 @@ static void test_rtt_ties(void)
 	      s.xprt[2].rtt_avg);
 }
 
+/* A path that was slow once gets no more requests at ties, and so no more
+ * replies; the path monitor's NULL calls, which are recorded too, are what
+ * bring its average back until it wins ties again.
+ */
+static void test_rtt_ages(void)
+{
+	const double rate[] = { 1, 1 };
+	struct sim s;
+	int pings, i;
+
+	sim_init(&s, rate, 2);
+	rpc_xprt_record_rtt(&s.xprt[0], 1000);
+	rpc_xprt_record_rtt(&s.xprt[1], 50000);
+	for (i = 0; i < 4; i++) {
+		s.xprt[0].queuelen.counter = 0;
+		CHECK(sim_pick(&s) == 0, "the path that was slow loses a tie");
+	}
+	s.xprt[0].queuelen.counter = 0;
+	/* A heartbeat NULL call every 5 s answers in about a millisecond;
+	 * each weighs a quarter, so a path fifty times slower than the
+	 * fastest is back within 19 of them, about a minute and a half.
+	 */
+	for (pings = 1; pings <= 30; pings++) {
+		rpc_xprt_record_rtt(&s.xprt[1], 1000);
+		s.cur = &s.xprt[0];
+		if (sim_pick(&s) == 1)
+			break;
+		s.xprt[0].queuelen.counter = 0;
+	}
+	CHECK(pings <= 19, "still passed over after %d NULL calls", pings);
+}
+
 /* With nothing in flight, equal paths take turns in list order */
 static void test_turns(void)
 {
@@ -324,6 +356,7 @@ int main(void)
 	test_two_in_flight();
 	test_equal_one_in_flight();
 	test_rtt_ties();
+	test_rtt_ages();
 	test_turns();
 	test_shortest_wins();
 	test_unusable();
