@@ -21,7 +21,7 @@ start_nfs_server() {
 	rpc.statd --no-notify || fatal "rpc.statd"
 	exportfs -ra || fatal "exportfs"
 	rpc.mountd -p 20048 -N 4 || fatal "rpc.mountd"
-	rpc.nfsd -N 4 --rdma=20049 8 || fatal "rpc.nfsd"
+	rpc.nfsd -N 4.0 --rdma=20049 8 || fatal "rpc.nfsd"
 }
 
 start_ctl_server() {

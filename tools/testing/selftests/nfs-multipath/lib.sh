@@ -17,11 +17,18 @@ MNT=${MNT:-/mnt/nfsmp-test}
 RDMA_PORT=${RDMA_PORT:-20049}
 SERVER=${SERVER:-${SERVER_ADDRS%% *}}
 
-# Cleanups run in reverse order of registration on exit.
+# Cleanups run in reverse order of registration on exit.  Those of defer
+# may fail; those of defer_check must not: a test that passed fails when
+# one of them does (a final umount that fails or hangs, say).
 __cleanups=""
 
 defer() {
 	__cleanups="$*
+$__cleanups"
+}
+
+defer_check() {
+	__cleanups="!$*
 $__cleanups"
 }
 
@@ -30,7 +37,17 @@ __run_cleanups() {
 
 	set +e
 	while IFS= read -r cmd; do
-		[ -n "$cmd" ] && eval "$cmd" >/dev/null 2>&1
+		case "$cmd" in
+		"") ;;
+		!*)
+			if ! eval "${cmd#!}" >/tmp/.nfsmp-cleanup 2>&1; then
+				sed 's/^/cleanup: /' /tmp/.nfsmp-cleanup
+				echo "FAIL: cleanup failed: ${cmd#!}"
+				[ "$rc" != 0 ] || rc=$ksft_fail
+			fi
+			;;
+		*) eval "$cmd" >/dev/null 2>&1 ;;
+		esac
 	done <<EOT
 $__cleanups
 EOT
@@ -74,7 +91,20 @@ nfs_mount_on() {
 	mkdir -p "$dir"
 	log "mount -t nfs -o $opts $srv:$path $dir"
 	mount -t nfs -o "$opts" "$srv:$path" "$dir" || fail "mount -o $opts failed"
-	defer "umount_wait $dir 30 -f"
+	defer_check "umount_left $dir"
+}
+
+# umount_left DIR: umount DIR if it is still mounted there, within 30 s;
+# false when that fails.  The final umount of a test.
+umount_left() {
+	local rc=0
+
+	grep -q " $1 nfs" /proc/mounts || return 0
+	umount_wait "$1" 30 || rc=$?
+	[ "$rc" = 0 ] && return 0
+	echo "umount $1 failed ($rc); forcing it"
+	umount_wait "$1" 30 -f || true
+	return "$rc"
 }
 
 nfs_umount() {
@@ -285,6 +315,7 @@ conns_spread() {
 wait_spread() {
 	if ! wait_for 30 conns_spread "$@"; then
 		server_conns "$1" | sort | sed 's/^/server conn: /'
+		dump_paths
 		fail "server does not see $2 conns per server, $3 per client address"
 	fi
 	server_conns "$1" | sort | uniq -c | sed 's/^/server conn: /'
@@ -840,6 +871,32 @@ window_shares() {
 # share_of IF: the share of IF in NIC_SHARES, in percent.
 share_of() {
 	echo "$NIC_SHARES" | awk -v i="$1" '$1 == i { print $3 }'
+}
+
+# WINDOW_MIN_BYTES: what the client NICs must carry in all over a window
+# of window_shares for its shares to say anything: a window in which the
+# I/O stopped gives every NIC 0 % of nothing
+WINDOW_MIN_BYTES=$((1 << 20))
+
+# share_below IF PCT: IF carried less than PCT percent of a window in
+# which the NICs carried at least WINDOW_MIN_BYTES
+share_below() {
+	echo "$NIC_SHARES" | awk -v i="$1" -v p="$2" -v min="$WINDOW_MIN_BYTES" '
+		{ tot += $2 } $1 == i { s = $3 }
+		END { exit !(tot >= min && s < p) }'
+}
+
+# share_at_least IF PCT: IF carried at least PCT percent of a window in
+# which the NICs carried at least WINDOW_MIN_BYTES
+share_at_least() {
+	echo "$NIC_SHARES" | awk -v i="$1" -v p="$2" -v min="$WINDOW_MIN_BYTES" '
+		{ tot += $2 } $1 == i { s = $3 }
+		END { exit !(tot >= min && s >= p) }'
+}
+
+# window_mib: the MiB all client NICs carried in the last window
+window_mib() {
+	echo "$NIC_SHARES" | awk '{ tot += $2 } END { printf "%.1f", tot / 1048576 }'
 }
 
 # now_var: NOW gets the centiseconds since boot, without a fork.

@@ -1,21 +1,22 @@
-#!/bin/sh
+#!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
 # A silent black hole under load, over RPC/RDMA.  While fio reads and
 # writes over a multipath mount with one path per NIC, netem on the server
 # drops everything one server address sends (loss 100%): requests still
 # arrive and are executed, no reply comes back, no carrier is lost.
-# Proves: the path is declared down within 10 s (the monitor needs 0.5 to
+# Proves: the path is declared down within 2 s (the monitor needs 0.5 to
 # 1 s while a path is busy), its client NIC then carries (almost)
-# nothing, no request waits more than 10 s; when netem is removed the path
+# nothing, no request waits more than 2 s; when netem is removed the path
 # is up again within 5 s and carries I/O again; fio sees no error.
 
 . ./lib.sh
 
 OPTS="$MP_RDMA,nconnect=4,remoteports=$SERVER_RANGE,localports=$CLIENT_LIST"
-DETECT_CS=1000		# declared down within 10 s
+# The documented 0.7 to 0.9 s, with room for the spread under TCG
+DETECT_CS=200		# declared down within 2 s
 REJOIN_CS=500		# up within 5 s once the black hole is gone
-MAX_STALL_MS=10000	# no request waits longer
+MAX_STALL_MS=2000	# no request waits longer, as for the other failures
 
 main() {
 	local addr sif cif t0 start det pid
@@ -59,10 +60,10 @@ main() {
 	show_endpoints
 
 	window_shares 3
-	if [ "$(share_of "$cif" | cut -d. -f1)" -lt 2 ]; then
+	if share_below "$cif" 2; then
 		log "ok: the black-holed path's NIC $cif carried almost nothing"
 	else
-		fail_later "$cif carried $(share_of "$cif") % while its path was down"
+		fail_later "$cif carried $(share_of "$cif") % of $(window_mib) MiB while its path was down"
 	fi
 
 	on-server "/usr/sbin/tc qdisc del dev $sif root" || fail "cannot remove netem"
@@ -79,10 +80,10 @@ main() {
 	fi
 	show_endpoints
 	window_shares 3
-	if [ "$(share_of "$cif" | cut -d. -f1)" -ge 10 ]; then
+	if share_at_least "$cif" 10; then
 		log "ok: after the rejoin $cif carried I/O again"
 	else
-		fail_later "after the rejoin $cif carried only $(share_of "$cif") %"
+		fail_later "after the rejoin $cif carried only $(share_of "$cif") % of $(window_mib) MiB"
 	fi
 
 	load_stop

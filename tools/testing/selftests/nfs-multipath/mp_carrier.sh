@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
 # Carrier loss under load.  While fio reads and writes over a multipath
@@ -17,6 +17,8 @@
 # connects again (scripts/testbed.d/rxe-qp1-watch says why).
 
 . ./lib.sh
+
+MAX_LAT_MS=2000		# no request waits longer, as for the other failures
 
 DETECT_CS=200		# declared down within 2 s
 REJOIN_CS=500		# up again within 5 s
@@ -85,10 +87,10 @@ carrier_case() {
 	show_endpoints
 
 	window_shares 3
-	if [ "$(share_of "$cif" | cut -d. -f1)" -lt 2 ]; then
+	if share_below "$cif" 2; then
 		log "ok: the dead path's NIC $cif carried almost nothing"
 	else
-		fail_later "$cif carried $(share_of "$cif") % while its path was down"
+		fail_later "$cif carried $(share_of "$cif") % of $(window_mib) MiB while its path was down"
 	fi
 
 	t0=$(now_cs)
@@ -108,10 +110,10 @@ carrier_case() {
 	fi
 	show_endpoints
 	window_shares 3
-	if [ "$(share_of "$cif" | cut -d. -f1)" -ge 10 ]; then
+	if share_at_least "$cif" 10; then
 		log "ok: after the rejoin $cif carried I/O again"
 	else
-		fail_later "after the rejoin $cif carried only $(share_of "$cif") %"
+		fail_later "after the rejoin $cif carried only $(share_of "$cif") % of $(window_mib) MiB"
 	fi
 }
 
@@ -145,12 +147,17 @@ carrier_run() {
 		CASES=$((CASES + 1))
 	done
 	load_stop
-	log "largest fio latency: $FIO_MAX_MS ms"
+	log "largest fio latency: $FIO_MAX_MS ms (limit $MAX_LAT_MS ms)"
+	if [ "$FIO_MAX_MS" -le "$MAX_LAT_MS" ]; then
+		log "ok: no request waited more than $MAX_LAT_MS ms"
+	else
+		fail_later "a request waited $FIO_MAX_MS ms, more than $MAX_LAT_MS ms"
+	fi
 	nfs_umount
 }
 
 main() {
-	local tr="" n
+	local tr="" n m
 
 	HOWS=ip
 	CASES=0
@@ -178,14 +185,20 @@ main() {
 	carrier_run tcp client
 
 	if [ -n "$tr" ]; then
-		n=$(grep -c 'rpc_path_state' "$tr/trace" || true)
+		# Not the events of the mounts: only losses and moves count
+		n=$(grep -c 'rpc_path_state: .* up -> down' "$tr/trace" || true)
+		m=$(grep -c 'rpc_path_move' "$tr/trace" || true)
 		grep -m 12 -E 'rpc_path_(state|move)' "$tr/trace" | sed 's/^ */trace: /'
-		log "trace: $n rpc_path_state events," \
-		    "$(grep -c 'rpc_path_move' "$tr/trace" || true) rpc_path_move events"
-		if [ "$n" -ge $((2 * CASES)) ]; then
-			log "ok: the tracepoints recorded the state changes"
+		log "trace: $n up -> down events, $m rpc_path_move events"
+		if [ "$n" -ge "$CASES" ]; then
+			log "ok: the tracepoints recorded a loss for each of the $CASES cases"
 		else
-			fail_later "only $n rpc_path_state events for $CASES downs and rejoins"
+			fail_later "only $n up -> down events for $CASES carrier losses"
+		fi
+		if [ "$m" -gt 0 ]; then
+			log "ok: requests moved off the paths that lost their carrier"
+		else
+			fail_later "no request moved off a path that lost its carrier"
 		fi
 	fi
 	fail_if_any

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
 # Failover under load, over RPC/RDMA (mp_failover_tcp.sh: the same over
@@ -208,6 +208,11 @@ main() {
 		log "ok: the paths noticed the failures"
 	else
 		fail_later "no path went down: the failures went unnoticed"
+	fi
+	if [ "$moved" -gt 0 ]; then
+		log "ok: requests moved off the dead paths"
+	else
+		fail_later "no request moved off a dead path"
 	fi
 	if [ "$max" -le "$MAX_LAT_MS" ]; then
 		log "ok: no request took more than $MAX_LAT_MS ms"

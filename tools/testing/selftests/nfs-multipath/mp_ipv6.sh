@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
 # remoteports=/localports= over IPv6: a range of IPv6 server endpoints,

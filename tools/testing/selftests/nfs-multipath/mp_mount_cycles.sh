@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
 # 100 mount/umount cycles of a multipath RPC/RDMA mount (nconnect=4, one

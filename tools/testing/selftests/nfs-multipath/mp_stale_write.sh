@@ -12,7 +12,8 @@
 # test waits long enough for it to retransmit.  Proves, on the server:
 # every block holds the last generation written to it.  A WRITE that the
 # old connection delivers after its moved copy completed would leave an
-# older one.
+# older one.  A cycle counts only when a WRITE that had been sent moved
+# (the rpc_path_move tracepoint says so).
 #
 #   STALE_PROTO=tcp|rdma (tcp), STALE_BS=bytes per block (65536),
 #   STALE_CYCLES=N (2), STALE_DELAY_MS (4000)
@@ -23,8 +24,8 @@ PROTO=${STALE_PROTO:-tcp}
 BS=${STALE_BS:-65536}
 CYCLES=${STALE_CYCLES:-2}
 DELAY_MS=${STALE_DELAY_MS:-4000}
-BLOCKS=16
-THREADS=4
+BLOCKS=32
+THREADS=8
 GENWRITE=$(cd ../../../.. && pwd)/build/selftests/genwrite
 MANIFEST=/tmp/nfsmp-genwrite.manifest
 QUIESCE=12		# s after the rejoin: the old socket's retransmissions
@@ -35,9 +36,31 @@ rdma) OPTS="$MP_RDMA" ;;
 esac
 OPTS="$OPTS,nconnect=4,remoteports=$SERVER_RANGE,localports=$CLIENT_LIST"
 
+TR=""
+
+# trace_moves: record every request that leaves a path
+trace_moves() {
+	TR=$(tracefs)
+	[ -n "$TR" ] && [ -d "$TR/events/rpc_path" ] ||
+		fail "no rpc_path tracepoints in tracefs"
+	echo >"$TR/trace"
+	echo 1 >"$TR/events/rpc_path/rpc_path_move/enable"
+	defer "echo 0 >$TR/events/rpc_path/rpc_path_move/enable"
+}
+
+# sent_writes_moved: how many WRITEs left a path after they were sent
+# there, since the last call
+sent_writes_moved() {
+	local n
+
+	n=$(grep -c ' WRITE from .* after it was sent' "$TR/trace" || true)
+	echo >"$TR/trace"
+	echo "$n"
+}
+
 # stale_cycle K: one cycle, on the path from client address K
 stale_cycle() {
-	local k=$1 laddr addr cif pid moved0 moved rc=0
+	local k=$1 laddr addr cif pid moved0 moved sent rc=0
 
 	laddr=$(word_at "$k" "$CLIENT_ADDRS")
 	addr=$(mountstats_pairs | awk -v l="$laddr" '$2 == l { print $1 }')
@@ -67,7 +90,8 @@ stale_cycle() {
 	wait "$pid" || rc=$?
 	[ "$rc" = 0 ] || fail "genwrite failed: exit $rc"
 	moved=$(($(paths_sum 15) - moved0))
-	log "requests moved off paths in this cycle: $moved"
+	sent=$(sent_writes_moved)
+	log "requests moved off paths in this cycle: $moved, WRITEs that had been sent: $sent"
 	# What netem still holds is lost with it: only what the old
 	# connection sends from now on can reach the server.
 	/usr/sbin/tc qdisc del dev "$cif" root || fail "cannot remove netem"
@@ -75,7 +99,7 @@ stale_cycle() {
 	log "up again after $(secs "$WAITED") s; quiet for $QUIESCE s"
 	sleep "$QUIESCE"
 	show_endpoints
-	[ "$moved" -gt 0 ] || fail "no request moved: this cycle tested nothing"
+	[ "$sent" -gt 0 ] || fail "no WRITE moved after it was sent: this cycle tested nothing"
 	on-server "printf '%s %s\n' $(tr '\n' ' ' <"$MANIFEST") >/tmp/gw.manifest &&
 		$EXPORT/.genwrite --check $EXPORT/gen $BLOCKS $BS /tmp/gw.manifest" ||
 		fail "the server holds stale blocks"
@@ -91,6 +115,7 @@ main() {
 	touch_all_xprts
 	check_fresh
 	cp "$GENWRITE" "$MNT/.genwrite" || fail "cannot copy genwrite to the export"
+	trace_moves
 	defer "rm -f $MNT/.genwrite $MNT/gen"
 	show_endpoints
 	for k in $(seq 1 "$CYCLES"); do

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
 # Manual control of a path through sysfs, under load, over RPC/RDMA.  On a
@@ -51,8 +51,8 @@ main() {
 	st=$(xprt_state "$addr")
 	[ "$st" = offline ] ||
 		fail "the path to $addr is '$st' again: something brought it online"
-	[ "$(share_of "$cif" | cut -d. -f1)" -lt 2 ] ||
-		fail "$cif carried $(share_of "$cif") % while offline"
+	share_below "$cif" 2 ||
+		fail "$cif carried $(share_of "$cif") % of $(window_mib) MiB while offline"
 	log "ok: it stayed offline and $cif carried almost nothing"
 
 	log "--- online"
@@ -61,7 +61,7 @@ main() {
 		fail "the path to $addr is '$(xprt_state "$addr")', path '$(path_state "$addr")' after online"
 	log "ok: online and up: $(xprt_state "$addr"), path $(path_state "$addr")"
 	window_shares 3
-	[ "$(share_of "$cif" | cut -d. -f1)" -ge 10 ] ||
+	share_at_least "$cif" 10 ||
 		fail "$cif carried only $(share_of "$cif") % after online"
 	log "ok: $cif carried I/O again"
 

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
 # nconnect=4 over RDMA: the client shows 4 rdma transports in mountstats,

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
 # NFSv3 over RDMA: write 64 MiB, read it back over the wire, and compare

@@ -1,0 +1,150 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Non-idempotent requests are never sent twice.  Four workers run a
+# deterministic sequence of MKDIR, exclusive CREATE, RENAME, REMOVE and
+# RMDIR over a multipath TCP mount while data links flap on both sides.
+# Executed twice, any of them gives an error the sequence cannot give
+# (EEXIST or ENOENT).  Proves: the sequences end without an error; no
+# request of those procedures moved to another path after it was sent
+# (the rpc_path_move tracepoint); requests did move; and the server
+# received each of those procedures at least as often as the client
+# called it (nfsd's counters against the client's), the difference
+# being retransmissions on the same path, which its reply cache answers.
+#
+#   NONIDEM_PROTO=tcp|rdma (tcp; rdma flaps the server's links only)
+
+. ./lib.sh
+
+PROTO=${NONIDEM_PROTO:-tcp}
+WORKERS=4
+SECS=40
+STOP=/tmp/nfsmp-nonidem.stop
+PROCS="create mkdir remove rmdir rename"
+
+case "$PROTO" in
+rdma) OPTS="$MP_RDMA"; SIDES="server" ;;
+*) OPTS="$MP_TCP"; SIDES="client server" ;;
+esac
+OPTS="$OPTS,nconnect=4,remoteports=$SERVER_RANGE,localports=$CLIENT_LIST"
+
+# worker W: the sequence in $MNT/w$W until $STOP appears
+worker() {
+	local d=$MNT/w$1 i=0
+
+	set -o noclobber
+	mkdir "$d"
+	while [ ! -e "$STOP" ]; do
+		i=$((i + 1))
+		mkdir "$d/$i" || { echo "w$1: mkdir $i failed"; return 1; }
+		: >"$d/$i/f" || { echo "w$1: exclusive create $i failed"; return 1; }
+		mv "$d/$i/f" "$d/$i/g" || { echo "w$1: rename $i failed"; return 1; }
+		rm "$d/$i/g" || { echo "w$1: remove $i failed"; return 1; }
+		rmdir "$d/$i" || { echo "w$1: rmdir $i failed"; return 1; }
+	done
+	rmdir "$d"
+	echo "w$1: $i rounds"
+}
+
+# proc3_counts FILE-CONTENT: "name count" for the procedures in $PROCS,
+# from a proc3 line (null getattr setattr lookup access readlink read
+# write create mkdir symlink mknod remove rmdir rename link ...)
+proc3_counts() {
+	echo "$1" | awk '$1 == "proc3" {
+		split("null getattr setattr lookup access readlink read write create mkdir symlink mknod remove rmdir rename link", n, " ")
+		for (i = 1; i <= 16; i++) print n[i], $(i + 2)
+	}'
+}
+
+client_counts() {
+	proc3_counts "$(cat /proc/net/rpc/nfs)"
+}
+
+server_counts() {
+	proc3_counts "$(on-server cat /proc/net/rpc/nfsd)"
+}
+
+# flap: take a random data link of SIDES down for 1 to 2 s, every 3 s
+flapper() {
+	local n=0 side k ifc
+
+	set +e
+	while [ ! -e "$STOP" ]; do
+		side=$(word_at $((n % $(echo $SIDES | wc -w))) "$SIDES")
+		k=$((RANDOM % $(echo $CLIENT_IFS | wc -w)))
+		if [ "$side" = client ]; then
+			ifc=$(word_at "$k" "$CLIENT_IFS")
+			client_link_down "$ifc"
+			sleep 1.$((RANDOM % 10))
+			client_link_up "$ifc"
+		else
+			ifc=$(word_at "$k" "$SERVER_IFS")
+			on-server "/usr/sbin/ip link set $ifc down; sleep 1.$((RANDOM % 10));
+				$(if_up_cmd "$ifc" "$(word_at "$k" "$SERVER_ADDRS")" \
+					"$(word_at "$k" "$SERVER_ADDRS6")")" >/dev/null
+		fi
+		n=$((n + 1))
+		sleep 2
+	done
+	echo "$n flaps"
+}
+
+main() {
+	local tr c0 s0 c1 s1 w pids="" fpid rc=0 p cd sd moved sent_moves
+
+	boost_priority
+	server_ctl_priority
+	defer restore_links
+	defer "touch $STOP"
+	rm -f "$STOP"
+	nfs_mount "$OPTS"
+	touch_all_xprts
+	check_fresh
+	tr=$(tracefs)
+	[ -n "$tr" ] && [ -d "$tr/events/rpc_path" ] || fail "no rpc_path tracepoints"
+	echo >"$tr/trace"
+	echo 1 >"$tr/events/rpc_path/rpc_path_move/enable"
+	defer "echo 0 >$tr/events/rpc_path/rpc_path_move/enable"
+
+	c0=$(client_counts)
+	s0=$(server_counts)
+	for w in $(seq 1 $WORKERS); do
+		worker "$w" >"/tmp/nfsmp-w$w.log" 2>&1 &
+		pids="$pids $!"
+	done
+	flapper >/tmp/nfsmp-flap.log 2>&1 &
+	fpid=$!
+	sleep "$SECS"
+	touch "$STOP"
+	for p in $pids; do
+		run_wait_pid "$p" 120 || { hang_evidence; fail "a worker did not end 120 s after the flapping"; }
+		wait "$p" || rc=1
+	done
+	wait "$fpid" || true
+	restore_links
+	wait_for 30 all_paths_up || { dump_paths; fail "not every path is up 30 s after the flapping"; }
+	cat /tmp/nfsmp-w*.log /tmp/nfsmp-flap.log
+	[ "$rc" = 0 ] || fail "a sequence met an error that only a request executed twice can give"
+	log "ok: every sequence ended without an error"
+
+	moved=$(paths_sum 15)
+	sent_moves=$(grep -cE ' (CREATE|MKDIR|REMOVE|RMDIR|RENAME|SETATTR|SYMLINK|MKNOD|LINK) from .* after it was sent' "$tr/trace" || true)
+	log "requests moved: $moved; of them non-idempotent: $(grep -cE ' (CREATE|MKDIR|REMOVE|RMDIR|RENAME) from ' "$tr/trace" || true)," \
+	    "after they were sent: $sent_moves"
+	[ "$moved" -gt 0 ] || fail "no request moved: the flapping tested nothing"
+	[ "$sent_moves" = 0 ] || fail "a non-idempotent request moved after it was sent"
+	log "ok: no non-idempotent request moved after it was sent"
+
+	c1=$(client_counts)
+	s1=$(server_counts)
+	for p in $PROCS; do
+		cd=$(($(echo "$c1" | awk -v p="$p" '$1 == p { print $2 }') - $(echo "$c0" | awk -v p="$p" '$1 == p { print $2 }')))
+		sd=$(($(echo "$s1" | awk -v p="$p" '$1 == p { print $2 }') - $(echo "$s0" | awk -v p="$p" '$1 == p { print $2 }')))
+		log "$p: client called $cd, server received $sd"
+		[ "$sd" -ge "$cd" ] || fail "the server counted fewer ${p}s than the client called"
+		[ "$cd" -gt 0 ] || fail "the client made no $p calls"
+	done
+	log "server reply cache: $(on-server cat /proc/net/rpc/nfsd | awk '$1 == "rc" { print "hits", $2, "misses", $3, "nocache", $4 }')"
+}
+
+main

@@ -1,0 +1,87 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# sysfs can take a transport away for good, on a busy mount: offline,
+# then remove, through its xprt_state file.  On a multipath NFSv3 mount
+# over RDMA (one path per NIC), and on a plain NFSv4.1 nconnect=4 mount
+# over TCP, whose session trunking is upstream's own use of it.  Proves:
+# the removed transport's sysfs directory goes away within 10 s, the
+# server then holds one connection fewer, and fio sees no error; on the
+# multipath mount its endpoint: line goes too, and the path monitor does
+# not bring it back.
+
+. ./lib.sh
+
+GONE_CS=1000
+
+# remove_one: offline and remove a transport of the mount on $MNT that
+# is not its first; XDIR gets its sysfs directory
+remove_one() {
+	local sw x
+
+	sw=$(mount_switch_of "$1") || fail "no xprt switch for the mount"
+	for x in "$sw"/xprt-*; do
+		grep -qx 'main_xprt=1' "$x/xprt_info" || { XDIR=$x; break; }
+	done
+	[ -n "${XDIR:-}" ] || fail "no transport besides the main one"
+	log "removing ${XDIR##*/} ($(cat "$XDIR/dstaddr")) of $sw"
+	echo offline >"$XDIR/xprt_state" || fail "cannot offline ${XDIR##*/}"
+	sleep 1
+	echo remove >"$XDIR/xprt_state" || fail "cannot remove ${XDIR##*/}"
+	if wait_for_cs $GONE_CS test ! -d "$XDIR"; then
+		log "ok: ${XDIR##*/} went away $(secs "$WAITED") s after remove"
+	else
+		log "still there: $(cat "$XDIR/xprt_state" 2>/dev/null) $(cat "$XDIR/xprt_info" 2>/dev/null | tr '\n' ' ')"
+		fail "${XDIR##*/} is still in sysfs $(secs $GONE_CS) s after remove"
+	fi
+}
+
+# mount_switch_of N: the switch of the mount, the one with N transports
+# to the server or its endpoints
+mount_switch_of() {
+	local s n
+
+	for s in /sys/kernel/sunrpc/xprt-switches/switch-*; do
+		n=$(ls -d "$s"/xprt-* 2>/dev/null | wc -l)
+		[ "$n" = "$1" ] && { echo "$s"; return 0; }
+	done
+	return 1
+}
+
+conns_now() {
+	server_conns "$1" | wc -l
+}
+
+one_case() {
+	local name=$1 opts=$2 proto=$3 n=$4 before after
+
+	log "--- $name: $opts"
+	XDIR=""
+	nfs_mount "$opts"
+	touch_all_xprts
+	load_start 60
+	before=$(conns_now "$proto")
+	remove_one "$n"
+	sleep 3
+	after=$(conns_now "$proto")
+	log "server $proto connections: $before before, $after after"
+	[ "$after" -lt "$before" ] || fail "the server still holds $after $proto connections"
+	if [ "$name" = multipath ]; then
+		[ "$(mountstats_endpoints | wc -l)" = $((n - 1)) ] ||
+			fail "mountstats still shows $(mountstats_endpoints | wc -l) endpoint: lines"
+		log "ok: $((n - 1)) endpoint: lines left"
+		sleep 3
+		[ ! -d "$XDIR" ] || fail "the removed transport came back"
+	fi
+	load_stop
+	nfs_umount
+}
+
+main() {
+	on-server "cat /proc/fs/nfsd/versions" | grep -q '+4.1' ||
+		fail "the server does not serve NFSv4.1"
+	one_case multipath "$MP_RDMA,nconnect=4,remoteports=$SERVER_RANGE,localports=$CLIENT_LIST" rdma 4
+	one_case v4.1 "vers=4.1,proto=tcp,nconnect=4" tcp 4
+}
+
+main
