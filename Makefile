@@ -8,7 +8,10 @@
 #   make modules    build and stage our module set under build/stage-*/
 #   make series     write the upstream patch series to build/series/
 #   make check-series  apply, build and check that series patch by patch
-#                   (BISECT=0: without a build after every patch)
+#                   (BISECT=0: without a build after every patch), and
+#                   with BISECT=1 also make check-configs
+#   make check-configs build SunRPC and NFS with IPV6=n and SUNRPC=y/IPV6=m
+#   make check-long the selftests too long for make check (swap over NFS)
 #   make deps       install the host packages (idempotent, fast when done)
 #   make bench      every benchmark scenario, side by side (QUICK=1: smaller)
 #   make deb        the nfs-multipath-dkms package (6.12 and 6.1), in build/deb/
@@ -31,7 +34,7 @@ TESTS		?=
 BISECT		?= 1
 QUICK		?=
 
-.PHONY: all deps modules prepare unit checkpatch sparse docs series check-series selftests run-selftests bench run-bench deb deb-test check demo clean help
+.PHONY: all deps modules prepare unit checkpatch sparse docs series check-series check-configs check-long selftests run-selftests bench run-bench deb deb-test check demo clean help
 
 all: modules
 
@@ -64,6 +67,17 @@ series: prepare
 
 check-series: prepare
 	@BISECT=$(BISECT) scripts/check-series
+	@[ "$(BISECT)" = 0 ] || scripts/check-configs
+
+check-configs: prepare
+	@scripts/check-configs
+
+# Selftests that do not fit in make check's time (about 10 minutes each)
+LONG_TESTS	:= mp_swap
+
+check-long: modules
+	@$(MAKE) -s -C $(SELFTESTS) helpers
+	@scripts/run-selftests --timeout 3600 $(TESTBED_OPTS) -- $(LONG_TESTS)
 
 # The selftests run inside the client guest; TESTS= picks some by name.
 selftests: modules
@@ -71,7 +85,7 @@ selftests: modules
 
 run-selftests: deps
 	@$(MAKE) -s -C $(SELFTESTS) helpers
-	@scripts/run-selftests --timeout 2700 $(TESTBED_OPTS) -- $(TESTS)
+	@scripts/run-selftests --timeout 5400 $(TESTBED_OPTS) -- $(TESTS)
 
 # The bench reports, it asserts no speed; it fails only when a scenario
 # cannot run.  check runs its QUICK form so that it never rots.

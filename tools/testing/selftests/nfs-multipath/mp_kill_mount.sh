@@ -5,12 +5,14 @@
 # on freed memory.  Every data endpoint of a multipath mount is
 # black-holed on the server (netem loss 100%; the mount address, which
 # answers MNT, is not among them), so that the mount waits for NULL calls
-# that take seconds to fail.  mount(8) is killed with SIGKILL while it
-# waits, again and again, over TCP and over RDMA; then umount is killed
-# while the paths of a live mount go dark.  Proves: every killed mount
-# and umount ends, no mount is left, the kernel logs no BUG, WARNING or
-# slab corruption, and the slab caches validate (the testbed boots the
-# client with slab poisoning and KFENCE, see run_tests.sh).
+# that take seconds to fail.  mount.nfs, which makes the mount(2) call, is
+# killed with SIGKILL while it waits, again and again, over TCP and over
+# RDMA; then umount -i (without the umount.nfs helper, so that the kill
+# reaches the umount(2) caller) is killed while the paths of a live mount
+# go dark.  Proves: every killed mount and umount ends, no mount and no
+# mount.nfs is left, the kernel logs no BUG, WARNING or slab corruption,
+# and the slab caches validate (run-selftests boots the client with slab
+# poisoning and KFENCE).
 
 . ./lib.sh
 
@@ -32,11 +34,13 @@ black_hole() {
 	on-server "$cmds true" >/dev/null
 }
 
-# kill_one OPTS DELAY_MS: start a mount, kill it after DELAY_MS
+# kill_one OPTS DELAY_MS: start a mount, kill it after DELAY_MS.
+# mount.nfs itself, which makes the mount(2) call: mount(8) would leave
+# its helper running when killed.
 kill_one() {
 	local pid n=0
 
-	mount -t nfs -o "$1" "$SERVER:$EXPORT" "$MNT" >/dev/null 2>&1 &
+	/usr/sbin/mount.nfs "$SERVER:$EXPORT" "$MNT" -o "$1" >/dev/null 2>&1 &
 	pid=$!
 	sleep "$(printf '%d.%03d' $(($2 / 1000)) $(($2 % 1000)))"
 	kill -KILL "$pid" 2>/dev/null || true
@@ -60,7 +64,7 @@ kill_mounts() {
 	rdma) opts="$MP_RDMA" ;;
 	*) opts="$MP_TCP" ;;
 	esac
-	opts="$opts,nconnect=3,remoteports=$DATA_RANGE,soft,timeo=50,retrans=1"
+	opts="$opts,nconnect=3,remoteports=$DATA_RANGE,soft,timeo=50,retrans=1,retry=0"
 	log "--- $KILLS killed mounts over $proto, every data endpoint dark: $opts"
 	for i in $(seq 1 "$KILLS"); do
 		delay=$((200 + (i * 397) % 2500))
@@ -81,7 +85,7 @@ kill_umount() {
 	nfs_mount_on "$MNT" "$opts"
 	touch_all_xprts
 	black_hole on
-	umount -f "$MNT" >/dev/null 2>&1 &
+	umount -i -f "$MNT" >/dev/null 2>&1 &
 	pid=$!
 	sleep 0.3
 	kill -KILL "$pid" 2>/dev/null || true
@@ -119,6 +123,11 @@ main() {
 	black_hole off
 	kill_umount tcp
 	sleep 5
+	if pgrep -x mount.nfs >/dev/null || grep -q " $MNT nfs" /proc/mounts; then
+		ps -o pid,stat,args | grep -E 'mount' | sed 's/^/left: /'
+		fail "a killed mount left a mount or a mount.nfs behind"
+	fi
+	log "ok: no mount and no mount.nfs left"
 	slabs_validate
 	if dmesg_since "$mark" | grep -E 'BUG|Poison|Redzone|corrupt|KFENCE|WARNING:'; then
 		fail "the kernel reported memory or lock trouble"

@@ -2,17 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # A mount without remoteports=/localports= behaves as on Debian's own
-# modules.  The same plain mounts - NFSv3 over TCP and RDMA and NFSv4.1
-# over TCP and RDMA, nconnect=1 and 4 - run on our modules, then on the
-# stock ones (loaded in place of ours: updates/ moved aside), in one boot.
-# For each the test records what a user or a tool can see: the layout of
-# the mount's mountstats block (its keys and the number of fields of each
-# line, not the counts), the options in /proc/mounts, the files of its
-# transport switch and transports in sysfs; then the errors of
-# nconnect=17 and nconnect=65, and what a mount does when the server does
-# not answer (its exit status, its message, and how long it took, within
-# a factor of two).  Any difference fails, but these, which are not
-# about a mount, and have their reason:
+# modules.  The same plain mounts - NFSv3 over TCP and RDMA, nconnect=1
+# and 4, and NFSv4.1 over TCP and RDMA, nconnect=4 - run on our modules,
+# then on the stock ones (loaded in place of ours: updates/ moved out),
+# in one boot.  For each the test records what a user or a tool can see:
+# the layout of the mount's mountstats block (its keys and the number of
+# fields of each line, not the counts), the options in /proc/mounts, the
+# files of the transport switches and transports in sysfs; then the
+# errors of nconnect=17 and nconnect=65, and what a mount does when the
+# server does not answer, or refuses an RDMA connect (its exit status,
+# its message, and how long it took, within a factor of two), and what
+# the kernel logged.  Any difference fails.  Not compared, since they are
+# not about a mount, and have their reason:
 #
 #   /sys/module/sunrpc/version, and the nfs_multipath field of modinfo:
 #       they name the build of our modules, which is their purpose;
@@ -24,6 +25,7 @@ ABI=$(uname -r)
 MODDIR=/lib/modules/$ABI
 MODULES_DOWN="nfsv3 nfsv4 nfs lockd rpcrdma"
 MODULES_UP="nfs nfsv3 nfsv4 rpcrdma"
+MODULES_REST="rpcsec_gss_krb5 auth_rpcgss nfs_acl grace sunrpc"
 OUT=/tmp/nfsmp-plain
 DEAD=10.99.0.99		# on the data subnet, no host: nothing answers
 
@@ -33,18 +35,27 @@ v3-tcp-1 vers=3,proto=tcp
 v3-tcp-4 vers=3,proto=tcp,nconnect=4
 v3-rdma-1 vers=3,proto=rdma,port=$RDMA_PORT
 v3-rdma-4 vers=3,proto=rdma,port=$RDMA_PORT,nconnect=4
-v41-tcp-1 vers=4.1,proto=tcp
 v41-tcp-4 vers=4.1,proto=tcp,nconnect=4
-v41-rdma-1 vers=4.1,proto=rdma,port=$RDMA_PORT
 v41-rdma-4 vers=4.1,proto=rdma,port=$RDMA_PORT,nconnect=4
 "
 
 # stack_reload WHICH: unload the NFS/SunRPC modules, load ours or stock
 stack_reload() {
+	local left m
+
 	/sbin/modprobe -r $MODULES_DOWN || fail "cannot unload $MODULES_DOWN"
+	for m in $MODULES_REST; do
+		/sbin/modprobe -r "$m" 2>/dev/null || true
+	done
+	left=$(awk '$1 ~ /^(sunrpc|auth_rpcgss|rpcsec_gss_krb5|nfs|nfsv3|nfsv4|lockd|rpcrdma|grace|nfs_acl)$/' /proc/modules)
+	if [ -n "$left" ]; then
+		echo "$left" | sed 's/^/still loaded: /'
+		fail "the NFS/SunRPC modules did not all unload"
+	fi
+	# Out of the modules directory, which depmod reads whole
 	case "$1" in
-	stock) [ -d "$MODDIR/updates" ] && mv "$MODDIR/updates" "$MODDIR/updates.ours" ;;
-	ours) [ -d "$MODDIR/updates.ours" ] && mv "$MODDIR/updates.ours" "$MODDIR/updates" ;;
+	stock) [ ! -d "$MODDIR/updates" ] || mv "$MODDIR/updates" "$MODDIR.updates-ours" ;;
+	ours) [ ! -d "$MODDIR.updates-ours" ] || mv "$MODDIR.updates-ours" "$MODDIR/updates" ;;
 	esac
 	/usr/sbin/depmod -a "$ABI" || fail "depmod failed"
 	/sbin/modprobe -a $MODULES_UP || fail "cannot load $MODULES_UP"
@@ -70,17 +81,21 @@ sysfs_layout() {
 	local d
 
 	for d in /sys/kernel/sunrpc/xprt-switches/switch-*; do
+		[ -d "$d" ] || continue
 		echo "switch: $(cd "$d" && ls -d -- * | sed 's/^xprt-[0-9]*-/xprt-N-/' | sort | tr '\n' ' ')"
 	done | sort -u
 	for d in /sys/kernel/sunrpc/xprt-switches/switch-*/xprt-*; do
+		[ -d "$d" ] || continue
 		echo "xprt: $(cd "$d" && ls | sort | tr '\n' ' ')"
 	done | sort -u
 }
 
-# kernel_said MARK: what the kernel logged since MARK, without times and
-# without the module loading of our own reloads
+# kernel_said MARK: what NFS, SunRPC and RDMA logged since MARK, without
+# times (the rest of the kernel, "random: crng init done" say, comes
+# when it comes)
 kernel_said() {
 	dmesg_since "$1" | sed 's/^\[[ 0-9.]*\] //' |
+		grep -i -E 'nfs|rpc|lockd|xprt|rdma|svc|sunrpc' |
 		grep -v -e 'loading out-of-tree module' -e 'module verification failed' || true
 }
 
@@ -131,7 +146,8 @@ run_all() {
 	# Only NFSv4 has the kernel connect first: v3 asks rpcbind and
 	# mountd from user space
 	refused dead-tcp vers=4.1,proto=tcp,retry=0 "$DEAD"
-	refused dead-rdma vers=4.1,proto=rdma,port=$RDMA_PORT,retry=0 "$DEAD"
+	# A port nothing listens on: the CM refuses the connect
+	refused refused-rdma vers=4.1,proto=rdma,port=$((RDMA_PORT + 1)),retry=0 "$SERVER"
 	{
 		echo "== sysfs"
 		sysfs_layout

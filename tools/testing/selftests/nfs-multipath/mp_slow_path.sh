@@ -59,7 +59,9 @@ main() {
 	# By sysfs directory: the endpoint: lines show no source address
 	# while a path is not connected
 	SLOW_XPRTS=$(for x in "$(mount_switch)"/xprt-*; do
-		[ "$(cat "$x/srcaddr" 2>/dev/null)" = "$laddr" ] && echo "$x"
+		if [ "$(cat "$x/srcaddr" 2>/dev/null)" = "$laddr" ]; then
+			echo "$x"
+		fi
 	done)
 	[ "$(echo $SLOW_XPRTS | wc -w)" = 2 ] ||
 		fail "not two transports from $laddr: $SLOW_XPRTS"

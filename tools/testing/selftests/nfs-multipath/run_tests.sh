@@ -52,6 +52,7 @@ mp_stale_write_rdma.sh
 mp_nonidem.sh
 mp_sysfs_remove.sh
 mp_kill_mount.sh
+mp_slow_path.sh
 mp_plain_stock.sh
 mp_mount_cycles.sh
 mp_nfsd_restart.sh
