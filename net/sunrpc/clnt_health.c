@@ -18,10 +18,11 @@
  *    not the path, which then has eight path_ping_timeout.  Idle paths get
  *    a NULL call every path_heartbeat;
  *  - a path that is down goes offline, so the round-robin iterator skips
- *    it, the requests waiting to be sent on it are woken to start over on
- *    a path that is up, and its connection is broken: the requests it
- *    carried may then start over too, as far as clnt.c lets them (see
- *    rpc_task_may_move()).  The last path that is up never goes offline:
+ *    it, the requests waiting to be sent or for a slot on it are woken to
+ *    start over on a path that is up, and its connection is broken unless
+ *    a request that may not move went out on it: the requests it carried
+ *    may then start over too, as far as clnt.c lets them (see
+ *    rpc_task_move()).  The last path that is up never goes offline:
  *    requests wait on it, as on any hard mount, until a path answers;
  *  - a path that is down is probed with back-off, path_probe_min_delay
  *    doubling up to path_probe_max_delay, or at once when its local
@@ -181,11 +182,17 @@ static void rpc_path_set_state(struct rpc_path *p, unsigned int state,
 	WRITE_ONCE(h->state, state);
 }
 
-/* Called by the RPC client when a moveable task leaves @xprt */
+/* Called by the RPC client when a task leaves @xprt, which went offline */
 void rpc_xprt_health_moved(const struct rpc_task *task, struct rpc_xprt *xprt)
 {
 	trace_rpc_path_move(task, xprt);
 	atomic_long_inc(&xprt->health.moved);
+}
+
+/* ... and when one stays, because it was sent and may not go yet */
+void rpc_xprt_health_kept(const struct rpc_task *task, struct rpc_xprt *xprt)
+{
+	trace_rpc_path_keep(task, xprt);
 }
 
 /* The sysfs path_health file of a transport */
@@ -455,9 +462,9 @@ static bool rpc_path_online(const struct rpc_path *p)
 	return !test_bit(XPRT_OFFLINE, &p->xprt->state);
 }
 
-/* Wake the requests that wait for their turn to be sent on @p: those not
- * sent there start over on a path that is up.  Each one that leaves hands
- * its slot to a request of the backlog, which then leaves in turn.
+/* Wake the requests that wait on @p for their turn to be sent, and those
+ * that wait for a slot: those not sent there start over on a path that
+ * is up.  -EAGAIN, so that one that stays retries as it would have.
  */
 static void rpc_path_kick(struct rpc_path *p)
 {
@@ -465,18 +472,15 @@ static void rpc_path_kick(struct rpc_path *p)
 
 	if (READ_ONCE(xprt->sending.qlen))
 		rpc_wake_up_status(&xprt->sending, -EAGAIN);
+	if (READ_ONCE(xprt->backlog.qlen))
+		rpc_wake_up_status(&xprt->backlog, -EAGAIN);
 }
 
-/* Over TCP a transport reconnects from the same port (NFS asks for
- * that), and the server's reply cache knows a retransmission on the new
- * connection.  Over RPC/RDMA a new connection has a new port: a request
- * that may not move keeps the connection it may already have gone out on.
+/* A request that may not move keeps the connection it may have gone out
+ * on: its retransmission on a new connection would come from a new port,
+ * over RPC/RDMA always, over TCP after a connect that failed, and the
+ * server's reply cache would not know it.
  */
-static bool rpc_path_keeps_port(const struct rpc_xprt *xprt)
-{
-	return xprt->reuseport && xprt->xprt_class->ident == XPRT_TRANSPORT_TCP;
-}
-
 static bool rpc_path_needs_connection(const struct rpc_rqst *req)
 {
 	const struct rpc_procinfo *proc = req->rq_task->tk_msg.rpc_proc;
@@ -490,10 +494,6 @@ static bool rpc_path_needs_connection(const struct rpc_rqst *req)
  */
 static bool rpc_path_fence(struct rpc_path *p)
 {
-	if (rpc_path_keeps_port(p->xprt)) {
-		xprt_force_disconnect(p->xprt);
-		return true;
-	}
 	return xprt_disconnect_unless(p->xprt, rpc_path_needs_connection);
 }
 
@@ -796,6 +796,8 @@ static void rpc_path_probe_result(struct rpc_path *p, int status,
 	}
 	rpc_path_set_state(p, RPC_PATH_DOWN, why);
 	rpc_path_backoff(p, false, p->ping_sent);
+	/* The probe may have connected it: break that connection too */
+	p->fenced = false;
 }
 
 /* The answer to a ping that ended */

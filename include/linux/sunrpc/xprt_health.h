@@ -33,6 +33,7 @@ struct rpc_xprt_health {
 
 const char *rpc_path_state_name(unsigned int state);
 void rpc_xprt_health_moved(const struct rpc_task *task, struct rpc_xprt *xprt);
+void rpc_xprt_health_kept(const struct rpc_task *task, struct rpc_xprt *xprt);
 ssize_t rpc_xprt_health_show(struct rpc_xprt *xprt, char *buf);
 
 #endif /* _LINUX_SUNRPC_XPRT_HEALTH_H */

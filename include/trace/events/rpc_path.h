@@ -72,6 +72,29 @@ TRACE_EVENT(rpc_path_move,
 		      __entry->sent ? " after it was sent" : "")
 );
 
+TRACE_EVENT(rpc_path_keep,
+	    TP_PROTO(const struct rpc_task *task, const struct rpc_xprt *xprt),
+	    TP_ARGS(task, xprt),
+	    TP_STRUCT__entry(__field(unsigned int, task_id)
+			     __field(unsigned int, client_id)
+			     __field(int, xprt_id)
+			     __field(int, ntrans)
+			     __string(addr,
+				      xprt->address_strings[RPC_DISPLAY_ADDR])
+			     __string(proc, rpc_proc_name(task))),
+	    TP_fast_assign(__entry->task_id = task->tk_pid;
+			   __entry->client_id = task->tk_client ?
+						task->tk_client->cl_clid : -1;
+			   __entry->xprt_id = xprt->id;
+			   __entry->ntrans = task->tk_rqstp ?
+					     task->tk_rqstp->rq_ntrans : 0;
+			   __assign_str(addr);
+			   __assign_str(proc);),
+	    TP_printk("task:%08x@%08x %s stays on xprt=%d %s: sent %d times",
+		      __entry->task_id, __entry->client_id, __get_str(proc),
+		      __entry->xprt_id, __get_str(addr), __entry->ntrans)
+);
+
 #endif /* _TRACE_RPC_PATH_H */
 
 #include <trace/define_trace.h>
