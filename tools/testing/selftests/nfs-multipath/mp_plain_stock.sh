@@ -8,7 +8,8 @@
 # in one boot.  For each the test records what a user or a tool can see:
 # the layout of the mount's mountstats block (its keys and the number of
 # fields of each line, not the counts), the options in /proc/mounts, the
-# files of the transport switches and transports in sysfs; then the
+# files of the transport switches and transports in sysfs and what their
+# address files say; then the
 # errors of nconnect=17 and nconnect=65, and what a mount does when the
 # server does not answer, or refuses an RDMA connect (its exit status,
 # its message, and how long it took, within a factor of two), and what
@@ -90,6 +91,17 @@ sysfs_layout() {
 	done | sort -u
 }
 
+# sysfs_values: what the transports' address files say ("<not a socket>"
+# for RPC/RDMA on stock)
+sysfs_values() {
+	local d
+
+	for d in /sys/kernel/sunrpc/xprt-switches/switch-*/xprt-*; do
+		[ -d "$d" ] || continue
+		echo "xprt: dstaddr $(cat "$d/dstaddr") srcaddr $(cat "$d/srcaddr")"
+	done | sort -u
+}
+
 # kernel_said MARK: what NFS, SunRPC and RDMA logged since MARK, without
 # times (the rest of the kernel, "random: crng init done" say, comes
 # when it comes)
@@ -111,6 +123,7 @@ observe() {
 		echo "options: $(mount_opts | sed 's/,clientaddr=[^,]*//')"
 		mountstats_layout
 		sysfs_layout
+		sysfs_values
 	} >>"$OUT.$WHICH"
 	umount_wait "$MNT" 30 || fail "$WHICH: umount of $name failed"
 }

@@ -64,7 +64,39 @@ mp_nfsd_restart.sh
 TROUBLE='WARNING:|BUG:|BUG [^ ]+ \(|Oops|general protection|Call Trace|RIP:|Poison overwritten|Redzone|KFENCE:|INFO: task .* blocked|possible circular locking|kmemleak:'
 
 kernel_trouble() {
-	dmesg | tail -n +"$1" | grep -E "$TROUBLE" || true
+	dmesg | tail -n +"$1" | grep -E "$TROUBLE" |
+		grep -v 'new suspected memory leaks' || true
+}
+
+# With kmemleak (the debug kernel of make check-debug), each test is
+# checked for the leaks whose allocation backtrace passes through the
+# NFS and SunRPC modules; the automatic scan is off, so that what the
+# rest of the kernel leaks on its own fails no test.
+KMEMLEAK=/sys/kernel/debug/kmemleak
+OURS='[[](sunrpc|nfs|nfsv3|nfsv4|nfs_acl|lockd|grace|auth_rpcgss|rpcrdma)[]]'
+
+leaks_init() {
+	[ -w "$KMEMLEAK" ] || return 0
+	echo scan=off >"$KMEMLEAK"
+}
+
+leaks_clear() {
+	[ -w "$KMEMLEAK" ] || return 0
+	echo clear >"$KMEMLEAK"
+}
+
+# our_leaks: the new suspects that are ours.  An object counts once it
+# has been unreferenced for 5 seconds and two scans.
+our_leaks() {
+	[ -w "$KMEMLEAK" ] || return 0
+	echo scan >"$KMEMLEAK"
+	sleep 6
+	echo scan >"$KMEMLEAK"
+	awk -v ours="$OURS" '
+		function flush() { if (hit) printf "%s", obj; obj = ""; hit = 0 }
+		/^unreferenced object/ { flush() }
+		{ obj = obj $0 "\n"; if ($0 ~ ours) hit = 1 }
+		END { flush() }' "$KMEMLEAK"
 }
 
 # impossible_eflags TEXT: the EFLAGS of the oops in TEXT, when it has a
@@ -125,12 +157,13 @@ stuck_stacks() {
 }
 
 run_one() {
-	local n=$1 t=$2 name=${2%.sh} start rc trouble eflags t0
+	local n=$1 t=$2 name=${2%.sh} start rc trouble eflags t0 leaks
 
 	echo "# selftests: nfs-multipath: $name"
 	start=$(($(dmesg | wc -l) + 1))
 	t0=$(cut -d' ' -f1 /proc/uptime)
 	rm -f /tmp/.ksft-rc /tmp/.ksft-out
+	leaks_clear
 	run_test "$t"
 	if ! wait_test; then
 		sed 's/^/# /' /tmp/.ksft-out
@@ -142,6 +175,11 @@ run_one() {
 	rc=$(cat /tmp/.ksft-rc 2>/dev/null || echo 1)
 	awk -v t0="$t0" -v name="$name" \
 		'{ printf "# %s: %.0f s\n", name, $1 - t0 }' /proc/uptime
+	leaks=$(our_leaks)
+	if [ -n "$leaks" ]; then
+		echo "$leaks" | sed 's/^/# kmemleak: /'
+		rc=1
+	fi
 	trouble=$(kernel_trouble "$start")
 	if [ -n "$trouble" ]; then
 		echo "$trouble" | sed 's/^/# dmesg: /'
@@ -196,6 +234,7 @@ main() {
 		echo "TAP version 13"
 		echo "1..$(echo $tests | wc -w)"
 	fi
+	leaks_init
 	for t in $tests; do
 		n=$((n + 1))
 		rc=0
