@@ -12,6 +12,8 @@
 #                   with BISECT=1 also make check-configs
 #   make check-configs build SunRPC and NFS with IPV6=n and SUNRPC=y/IPV6=m
 #   make check-long the selftests too long for make check (swap over NFS)
+#   make check-debug the lifetime selftests on a KASAN/lockdep/kmemleak
+#                   client kernel built from the base (an hour or more)
 #   make deps       install the host packages (idempotent, fast when done)
 #   make bench      every benchmark scenario, side by side (QUICK=1: smaller)
 #   make deb        the nfs-multipath-dkms package (6.12 and 6.1), in build/deb/
@@ -34,7 +36,7 @@ TESTS		?=
 BISECT		?= 1
 QUICK		?=
 
-.PHONY: all deps modules prepare unit checkpatch sparse docs series check-series check-configs check-long selftests run-selftests bench run-bench deb deb-test check demo clean help
+.PHONY: all deps modules prepare unit checkpatch sparse docs series check-series check-configs check-long check-debug selftests run-selftests bench run-bench deb deb-test check demo clean help
 
 all: modules
 
@@ -78,6 +80,9 @@ LONG_TESTS	:= mp_swap
 check-long: modules
 	@$(MAKE) -s -C $(SELFTESTS) helpers
 	@scripts/run-selftests --timeout 3600 $(TESTBED_OPTS) -- $(LONG_TESTS)
+
+check-debug: deps
+	@scripts/check-debug $(TESTS)
 
 # The selftests run inside the client guest; TESTS= picks some by name.
 selftests: modules
