@@ -8,10 +8,65 @@
 # and its NIC then carries (almost) nothing, while the path monitor leaves
 # it offline; set online, it is online and up again and carries I/O.
 # Writing offline to the main transport fails with EINVAL, as upstream.
+# Then offline and online, written many times to busy transports and to
+# a transport that reconnects, each return within seconds.
 
 . ./lib.sh
 
 OPTS="$MP_RDMA,nconnect=4,remoteports=$SERVER_RANGE,localports=$CLIENT_LIST"
+
+# flip_busy MAIN: write offline, then online, FLIPS times to each busy
+# transport but MAIN; every write returns within 5 s.  A write waits for
+# the transport's send lock, which a sender holds for a moment at a time.
+FLIPS=5
+flip_busy() {
+	local i x s n=0
+
+	log "--- $FLIPS offline/online writes to each busy transport"
+	for i in $(seq "$FLIPS"); do
+		for x in "$(dirname "$1")"/xprt-*; do
+			[ "$x" != "$1" ] || continue
+			for s in offline online; do
+				timeout -k 2 5 sh -c "echo $s >$x/xprt_state" ||
+					fail "writing $s to ${x##*/}/xprt_state did not return within 5 s (write $n)"
+				n=$((n + 1))
+			done
+		done
+	done
+	log "ok: $n writes, each returned within 5 s"
+	for x in "$(dirname "$1")"/xprt-*; do
+		[ "$x" = "$1" ] || wait_for 5 path_online "$(cat "$x/dstaddr")" ||
+			fail "${x##*/} is not online and up after the writes"
+	done
+}
+
+# flip_reconnecting ADDR: with the server's side of the path to ADDR
+# black-holed, so that the monitor's probes keep connecting it (a
+# connect holds the send lock for seconds), offline and online written
+# ten times each return within 10 s.
+flip_reconnecting() {
+	local x sif i s
+
+	x=$(xprt_dir "$1")
+	sif=$(server_if "$1")
+	log "--- offline/online writes while the path to $1 reconnects (server $sif black-holed)"
+	on-server "/usr/sbin/tc qdisc add dev $sif root netem loss 100%" ||
+		fail "on-server could not add netem on $sif"
+	wait_path "$1" down 30 ||
+		fail "the path to $1 is '$(path_state "$1")' 30 s after the black hole began"
+	for i in $(seq 10); do
+		for s in offline online; do
+			timeout -k 2 10 sh -c "echo $s >$x/xprt_state" ||
+				fail "writing $s to ${x##*/}/xprt_state did not return within 10 s (round $i)"
+		done
+		sleep 0.5
+	done
+	log "ok: 20 writes, each returned within 10 s"
+	on-server "/usr/sbin/tc qdisc del dev $sif root" || fail "cannot remove netem"
+	wait_path "$1" up 30 ||
+		fail "the path to $1 is '$(path_state "$1")' 30 s after netem went"
+	log "ok: the path to $1 is up again"
+}
 
 main() {
 	local sw x main="" addr cif err st
@@ -64,6 +119,10 @@ main() {
 	share_at_least "$cif" 10 ||
 		fail "$cif carried only $(share_of "$cif") % after online"
 	log "ok: $cif carried I/O again"
+
+	flip_busy "$main"
+	defer restore_links
+	flip_reconnecting "$addr"
 
 	log "--- offline on the main transport ${main##*/}"
 	if err=$(sh -c "echo offline >$main/xprt_state" 2>&1); then
