@@ -90,7 +90,7 @@ flapper() {
 }
 
 main() {
-	local tr c0 s0 c1 s1 w pids="" fpid rc=0 p cd sd moved sent_moves caught
+	local tr c0 s0 c1 s1 w pids="" fpid rc=0 p cd sd moved sent_moves caught kept
 
 	boost_priority
 	server_ctl_priority
@@ -105,6 +105,8 @@ main() {
 	echo >"$tr/trace"
 	echo 1 >"$tr/events/rpc_path/rpc_path_move/enable"
 	defer "echo 0 >$tr/events/rpc_path/rpc_path_move/enable"
+	echo 1 >"$tr/events/rpc_path/rpc_path_keep/enable"
+	defer "echo 0 >$tr/events/rpc_path/rpc_path_keep/enable"
 
 	c0=$(client_counts)
 	s0=$(server_counts)
@@ -129,15 +131,19 @@ main() {
 
 	moved=$(paths_sum 15)
 	sent_moves=$(grep -cE ' (CREATE|MKDIR|REMOVE|RMDIR|RENAME|SETATTR|SYMLINK|MKNOD|LINK) from .* after it was sent' "$tr/trace" || true)
+	kept=$(grep -cE ' (CREATE|MKDIR|REMOVE|RMDIR|RENAME) stays on ' "$tr/trace" || true)
 	log "requests moved: $moved; of them non-idempotent: $(grep -cE ' (CREATE|MKDIR|REMOVE|RMDIR|RENAME) from ' "$tr/trace" || true)," \
-	    "after they were sent: $sent_moves"
-	[ "$moved" -gt 0 ] || fail "no request moved: the flapping tested nothing"
+	    "after they were sent: $sent_moves; sent non-idempotent ones kept on a dead path: $kept"
+	# A request on a dead path either moved or, sent and
+	# non-idempotent, stayed: either way the flapping met one.
+	[ $((moved + kept)) -gt 0 ] ||
+		fail "no request moved or was kept on a dead path: the flapping tested nothing"
 	[ "$sent_moves" = 0 ] || fail "a non-idempotent request moved after it was sent"
 	log "ok: no non-idempotent request moved after it was sent"
 
 	c1=$(client_counts)
 	s1=$(server_counts)
-	caught=$(grep -cE ' (CREATE|MKDIR|REMOVE|RMDIR|RENAME) from ' "$tr/trace" || true)
+	caught=$(grep -cE ' (CREATE|MKDIR|REMOVE|RMDIR|RENAME) (from|stays on) ' "$tr/trace" || true)
 	for p in $PROCS; do
 		cd=$(($(echo "$c1" | awk -v p="$p" '$1 == p { print $2 }') - $(echo "$c0" | awk -v p="$p" '$1 == p { print $2 }')))
 		sd=$(($(echo "$s1" | awk -v p="$p" '$1 == p { print $2 }') - $(echo "$s0" | awk -v p="$p" '$1 == p { print $2 }')))
@@ -149,7 +155,7 @@ main() {
 	# Moved before they were sent, or sent again on their own path
 	[ "$caught" -gt 0 ] ||
 		fail "no non-idempotent request met a failure: the flapping tested nothing"
-	log "ok: $caught non-idempotent requests met a failure, none was sent twice elsewhere"
+	log "ok: $caught non-idempotent requests met a failure (moved unsent, kept, or sent again on their path), none was sent twice elsewhere"
 	log "server reply cache: $(on-server cat /proc/net/rpc/nfsd | awk '$1 == "rc" { print "hits", $2, "misses", $3, "nocache", $4 }')"
 }
 
