@@ -140,19 +140,25 @@ wait_test() {
 	while kill -0 "$TEST_PID" 2>/dev/null; do
 		n=$((n - 1))
 		[ "$n" -gt 0 ] || return 1
+		# just before timeout(1) kills it: where is it waiting?
+		[ "$n" != 65 ] || stuck_stacks >/tmp/.ksft-stuck
 		sleep 1
 	done
 	wait "$TEST_PID" 2>/dev/null || true
 }
 
-# stuck_stacks: the stacks of the processes of a test that did not end
+# stuck_stacks: the kernel stacks of the tasks that wait in the kernel
+# (D) or in SunRPC, NFS, RDMA or sysfs code
 stuck_stacks() {
-	local p
+	local p st
 
 	for p in /proc/[0-9]*; do
-		[ "$(cat "$p/stat" 2>/dev/null | awk '{ print $3 }')" = D ] || continue
+		st=$(cat "$p/stack" 2>/dev/null) || continue
+		[ "$(awk '{ print $3 }' "$p/stat" 2>/dev/null)" = D ] ||
+			echo "$st" | grep -Eq 'rpc|nfs|xprt|rdma|kernfs' ||
+			continue
 		echo "stuck: $(cat "$p/comm") ${p#/proc/}:"
-		head -n 12 "$p/stack" 2>/dev/null | sed 's/^/stuck:   /'
+		echo "$st" | head -n 16 | sed 's/^/stuck:   /'
 	done
 }
 
@@ -165,6 +171,7 @@ run_one() {
 	rm -f /tmp/.ksft-rc /tmp/.ksft-out
 	leaks_clear
 	run_test "$t"
+	rm -f /tmp/.ksft-stuck
 	if ! wait_test; then
 		sed 's/^/# /' /tmp/.ksft-out
 		stuck_stacks | sed 's/^/# /'
@@ -199,6 +206,7 @@ run_one() {
 		return 0
 		;;
 	124|137)
+		sed 's/^/# /' /tmp/.ksft-stuck 2>/dev/null || true
 		echo "not ok $n selftests: nfs-multipath: $name # TIMEOUT $TIMEOUT seconds"
 		return 1
 		;;
