@@ -15,6 +15,28 @@
 
 OPTS="$MP_RDMA,nconnect=4,remoteports=$SERVER_RANGE,localports=$CLIENT_LIST"
 
+# write_state DIR STATE SECS: write STATE to DIR/xprt_state; true when
+# the write returned within SECS.  If not, the writer's kernel stack is
+# logged before it is killed.
+write_state() {
+	local pid n=$(($3 * 10))
+
+	sh -c "echo $2 >$1/xprt_state" &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null && [ "$n" -gt 0 ]; do
+		sleep 0.1
+		n=$((n - 1))
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		log "the write of $2 to ${1##*/} waits in:"
+		sed 's/^/#   /' "/proc/$pid/stack" 2>/dev/null || true
+		kill -9 "$pid"
+		wait "$pid" 2>/dev/null || true
+		return 1
+	fi
+	wait "$pid"
+}
+
 # flip_busy MAIN: write offline, then online, FLIPS times to each busy
 # transport but MAIN; every write returns within 5 s.  A write waits for
 # the transport's send lock, which a sender holds for a moment at a time.
@@ -27,7 +49,7 @@ flip_busy() {
 		for x in "$(dirname "$1")"/xprt-*; do
 			[ "$x" != "$1" ] || continue
 			for s in offline online; do
-				timeout -k 2 5 sh -c "echo $s >$x/xprt_state" ||
+				write_state "$x" "$s" 5 ||
 					fail "writing $s to ${x##*/}/xprt_state did not return within 5 s (write $n)"
 				n=$((n + 1))
 			done
@@ -56,7 +78,7 @@ flip_reconnecting() {
 		fail "the path to $1 is '$(path_state "$1")' 30 s after the black hole began"
 	for i in $(seq 10); do
 		for s in offline online; do
-			timeout -k 2 10 sh -c "echo $s >$x/xprt_state" ||
+			write_state "$x" "$s" 10 ||
 				fail "writing $s to ${x##*/}/xprt_state did not return within 10 s (round $i)"
 		done
 		sleep 0.5
