@@ -479,13 +479,17 @@ static void rpc_path_kick(struct rpc_path *p)
 /* A request that may not move keeps the connection it may have gone out
  * on: its retransmission on a new connection would come from a new port,
  * over RPC/RDMA always, over TCP after a connect that failed, and the
- * server's reply cache would not know it.
+ * server's reply cache would not know it.  Each look that keeps the
+ * connection for a request says so (rpc_path_keep).
  */
 static bool rpc_path_needs_connection(const struct rpc_rqst *req)
 {
 	const struct rpc_procinfo *proc = req->rq_task->tk_msg.rpc_proc;
 
-	return proc->p_proc && !proc->p_idempotent;
+	if (!proc->p_proc || proc->p_idempotent)
+		return false;
+	rpc_xprt_health_kept(req->rq_task, req->rq_xprt);
+	return true;
 }
 
 /* Break the connection of a path that went offline, so that the requests
@@ -677,29 +681,34 @@ static unsigned long rpc_path_ping_since(const struct rpc_path *p)
 					 rpc_path_stall_timeout);
 }
 
-/* Has the ping in flight on an up path had its time? */
-static bool rpc_path_ping_late(const struct rpc_path *p, unsigned long now)
+/* When the ping in flight on an up path has had its time */
+static unsigned long rpc_path_ping_deadline(const struct rpc_path *p)
 {
-	unsigned long wait = rpc_path_limit(p, rpc_path_ping_min,
-					    rpc_path_ping_timeout);
-
-	return time_after(now, rpc_path_ping_since(p) + wait);
+	return rpc_path_ping_since(p) +
+	       rpc_path_limit(p, rpc_path_ping_min, rpc_path_ping_timeout);
 }
 
-/* Did the ping in flight on an up path go unanswered?  When every path is
- * silent, the server is slow or gone, and declaring paths dead one by
- * one would only churn: give them longer.
+static bool rpc_path_ping_late(const struct rpc_path *p, unsigned long now)
+{
+	return time_after(now, rpc_path_ping_deadline(p));
+}
+
+/* Did the ping in flight on an up path go unanswered?  Only if another
+ * path answered after this one's time ran out: a server that stalled for
+ * a moment answered nobody then, and answers every path when it goes on.
+ * When every path is silent, the server is slow or gone, and declaring
+ * paths dead one by one would only churn: give them longer.
  */
 static bool rpc_path_ping_lost(const struct rpc_path *p, unsigned long now)
 {
 	unsigned long silent = RPC_PATH_SILENT_PINGS *
 			       msecs_to_jiffies(rpc_path_ping_timeout);
-	unsigned long since = rpc_path_ping_since(p);
+	unsigned long deadline = rpc_path_ping_deadline(p);
 
-	if (!rpc_path_ping_late(p, now))
+	if (!time_after(now, deadline))
 		return false;
-	return rpc_path_another_heard(p, since) ||
-	       time_after(now, since + silent);
+	return rpc_path_another_heard(p, deadline) ||
+	       time_after(now, rpc_path_ping_since(p) + silent);
 }
 
 /* A late ping, and no other path heard from since it left: ping the
