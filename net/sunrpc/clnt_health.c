@@ -132,6 +132,7 @@ struct rpc_path {
 	bool			offlined;	/* offline by us, not by sysfs */
 	bool			fenced;		/* connection broken since */
 	bool			carrier;	/* of the local device */
+	bool			carrier_back;	/* since the look before */
 };
 
 struct rpc_path_monitor {
@@ -842,22 +843,16 @@ static void rpc_path_forget(struct rpc_path *p)
 	p->xprt = NULL;
 }
 
-/* One look at a path: true while it needs fast ticks */
-static bool rpc_path_check(struct rpc_path *p)
+/* What a look sees of a path, taken for every path before any is judged:
+ * whether another path answered lately must not depend on their order.
+ */
+static void rpc_path_sample(struct rpc_path *p, unsigned long now)
 {
-	unsigned long now = jiffies, recvs;
-	bool busy, carrier, carrier_back;
+	unsigned long recvs = READ_ONCE(p->xprt->stat.recvs);
+	bool busy = rpc_xprt_busy(p->xprt);
+	bool carrier = rpc_path_carrier(p);
 
-	if (!p->xprt)
-		return false;
-	if (test_bit(XPRT_REMOVE, &p->xprt->state)) {
-		rpc_path_forget(p);
-		return !!p->xprt;
-	}
-	recvs = READ_ONCE(p->xprt->stat.recvs);
-	busy = rpc_xprt_busy(p->xprt);
-	carrier = rpc_path_carrier(p);
-	carrier_back = carrier && !p->carrier;
+	p->carrier_back = carrier && !p->carrier;
 	p->carrier = carrier;
 	if (recvs != p->recvs) {
 		if (p->busy)
@@ -868,11 +863,28 @@ static bool rpc_path_check(struct rpc_path *p)
 	if (busy && !p->busy)
 		p->busy_since = now;
 	p->busy = busy;
+}
+
+/* A path that sysfs removed, or none: nothing to look at */
+static bool rpc_path_gone(const struct rpc_path *p)
+{
+	return !p->xprt || test_bit(XPRT_REMOVE, &p->xprt->state);
+}
+
+/* One look at a path: true while it needs fast ticks */
+static bool rpc_path_check(struct rpc_path *p, unsigned long now)
+{
+	if (!p->xprt)
+		return false;
+	if (test_bit(XPRT_REMOVE, &p->xprt->state)) {
+		rpc_path_forget(p);
+		return !!p->xprt;
+	}
 	if (rpc_path_ping_ended(p))
 		rpc_path_ping_result(p);
 	if (rpc_path_state(p) == RPC_PATH_UP)
 		return rpc_path_check_up(p, now);
-	rpc_path_check_down(p, now, carrier_back);
+	rpc_path_check_down(p, now, p->carrier_back);
 	rpc_path_drain(p);
 	return true;
 }
@@ -883,14 +895,19 @@ static void rpc_path_monitor_work(struct work_struct *work)
 						    struct rpc_path_monitor,
 						    work);
 	unsigned int noio, i;
+	unsigned long now;
 	bool fast = false;
 
 	/* Writeback may wait for this: no allocation may wait for it */
 	noio = memalloc_noio_save();
 	mutex_lock(&mon->lock);
 	if (!mon->stopping) {
+		now = jiffies;
 		for (i = 0; i < mon->n; i++)
-			fast |= rpc_path_check(&mon->paths[i]);
+			if (!rpc_path_gone(&mon->paths[i]))
+				rpc_path_sample(&mon->paths[i], now);
+		for (i = 0; i < mon->n; i++)
+			fast |= rpc_path_check(&mon->paths[i], now);
 		rpc_path_monitor_kick(mon, fast ? RPC_PATH_TICK_FAST :
 						  RPC_PATH_TICK_SLOW);
 	}
