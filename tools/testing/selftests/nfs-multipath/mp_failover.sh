@@ -103,6 +103,18 @@ trace_start() {
 	echo 1 >"$TR/events/sunrpc/rpc_stats_latency/enable"
 	defer "echo 0 >$TR/events/rpc_path/rpc_path_state/enable"
 	defer "echo 0 >$TR/events/sunrpc/rpc_stats_latency/enable"
+	# How long a dead path's connection takes to end, after which
+	# its sent requests move
+	trace_event sunrpc/xprt_disconnect_auto
+	trace_event sunrpc/xprt_disconnect_done
+	trace_event rpcrdma/xprtrdma_disconnect
+}
+
+# trace_event SYS/EVENT: record it too, when the kernel has it
+trace_event() {
+	[ -d "$TR/events/$1" ] || return 0
+	echo 1 >"$TR/events/$1/enable"
+	defer "echo 0 >$TR/events/$1/enable"
 }
 
 # trace_show: what the trace saw, when a request took too long
