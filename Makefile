@@ -11,7 +11,8 @@
 #                   (BISECT=0: without a build after every patch), and
 #                   with BISECT=1 also make check-configs
 #   make check-configs build SunRPC and NFS with IPV6=n and SUNRPC=y/IPV6=m
-#   make check-long the selftests too long for make check (swap over NFS)
+#   make check-long the selftests too long for make check (swap over NFS,
+#                   mount cycles, TCP failover) and the 6.1 DKMS test
 #   make check-debug the lifetime selftests on a KASAN/lockdep/kmemleak
 #                   client kernel built from the base (an hour or more)
 #   make deps       install the host packages (idempotent, fast when done)
@@ -74,12 +75,15 @@ check-series: prepare
 check-configs: prepare
 	@scripts/check-configs
 
-# Selftests that do not fit in make check's time (about 10 minutes each)
-LONG_TESTS	:= mp_swap
+# Selftests that do not fit in make check's time: swap over NFS (about
+# 10 minutes), 100 mount cycles (7) and TCP failover (4.5); then the
+# DKMS install test on 6.1
+LONG_TESTS	:= mp_swap mp_mount_cycles mp_failover_tcp
 
 check-long: modules
 	@$(MAKE) -s -C $(SELFTESTS) helpers
 	@scripts/run-selftests --timeout 3600 $(TESTBED_OPTS) -- $(LONG_TESTS)
+	@$(MAKE) --no-print-directory deb-test DEB_BASES=6.1
 
 check-debug: deps
 	@scripts/check-debug $(TESTS)
@@ -104,8 +108,11 @@ run-bench: deps
 deb: deps
 	@scripts/deb
 
+# DEB_BASES: the kernels the DKMS install test boots (make check: 6.12;
+# make check-long: 6.1)
+DEB_BASES	?= $(BASES)
 deb-test: deb
-	@scripts/deb-test
+	@BASES="$(DEB_BASES)" scripts/deb-test
 
 # timed T: make T, then say how long it took.
 timed = s=$$(date +%s); $(MAKE) --no-print-directory $(1) && \
@@ -121,7 +128,7 @@ check: deps
 	@$(call timed,check-series BISECT=0)
 	@$(call timed,run-selftests)
 	@$(call timed,run-bench QUICK=1)
-	@$(call timed,deb-test)
+	@$(call timed,deb-test DEB_BASES=6.12)
 
 demo: modules
 	@scripts/demo

@@ -45,7 +45,6 @@ mp_all_down.sh
 mp_carrier.sh
 mp_blackhole.sh
 mp_failover.sh
-mp_failover_tcp.sh
 mp_policy.sh
 mp_stale_write.sh
 mp_stale_write_rdma.sh
@@ -54,7 +53,6 @@ mp_sysfs_remove.sh
 mp_kill_mount.sh
 mp_slow_path.sh
 mp_plain_stock.sh
-mp_mount_cycles.sh
 mp_nfsd_restart.sh
 "
 
