@@ -48,51 +48,41 @@ TRACE_EVENT(rpc_path_state,
 		      show_rpc_path_state(__entry->new), __get_str(why))
 );
 
-TRACE_EVENT(rpc_path_move,
-	    TP_PROTO(const struct rpc_task *task, const struct rpc_xprt *xprt),
-	    TP_ARGS(task, xprt),
-	    TP_STRUCT__entry(__field(unsigned int, task_id)
-			     __field(unsigned int, client_id)
-			     __field(int, xprt_id)
-			     __field(bool, sent)
-			     __string(addr,
-				      xprt->address_strings[RPC_DISPLAY_ADDR])
-			     __string(proc, rpc_proc_name(task))),
-	    TP_fast_assign(__entry->task_id = task->tk_pid;
-			   __entry->client_id = task->tk_client ?
-						task->tk_client->cl_clid : -1;
-			   __entry->xprt_id = xprt->id;
-			   __entry->sent = task->tk_rqstp &&
-					   task->tk_rqstp->rq_ntrans;
-			   __assign_str(addr);
-			   __assign_str(proc);),
-	    TP_printk("task:%08x@%08x %s from xprt=%d %s%s",
-		      __entry->task_id, __entry->client_id, __get_str(proc),
-		      __entry->xprt_id, __get_str(addr),
-		      __entry->sent ? " after it was sent" : "")
+/* A request of a path that went offline moves; or it stays (its own print) */
+DECLARE_EVENT_CLASS(rpc_path_task_class,
+		    TP_PROTO(const struct rpc_task *task, const struct rpc_xprt *xprt),
+		    TP_ARGS(task, xprt),
+		    TP_STRUCT__entry(__field(unsigned int, task_id)
+				     __field(unsigned int, client_id)
+				     __field(int, xprt_id)
+				     __field(int, ntrans)
+				     __string(addr,
+					      xprt->address_strings[RPC_DISPLAY_ADDR])
+				     __string(proc, rpc_proc_name(task))),
+		    TP_fast_assign(__entry->task_id = task->tk_pid;
+				   __entry->client_id = task->tk_client ?
+							task->tk_client->cl_clid : -1;
+				   __entry->xprt_id = xprt->id;
+				   __entry->ntrans = task->tk_rqstp ?
+						     task->tk_rqstp->rq_ntrans : 0;
+				   __assign_str(addr);
+				   __assign_str(proc);),
+		    TP_printk("task:%08x@%08x %s from xprt=%d %s%s",
+			      __entry->task_id, __entry->client_id, __get_str(proc),
+			      __entry->xprt_id, __get_str(addr),
+			      __entry->ntrans ? " after it was sent" : "")
 );
 
-TRACE_EVENT(rpc_path_keep,
-	    TP_PROTO(const struct rpc_task *task, const struct rpc_xprt *xprt),
-	    TP_ARGS(task, xprt),
-	    TP_STRUCT__entry(__field(unsigned int, task_id)
-			     __field(unsigned int, client_id)
-			     __field(int, xprt_id)
-			     __field(int, ntrans)
-			     __string(addr,
-				      xprt->address_strings[RPC_DISPLAY_ADDR])
-			     __string(proc, rpc_proc_name(task))),
-	    TP_fast_assign(__entry->task_id = task->tk_pid;
-			   __entry->client_id = task->tk_client ?
-						task->tk_client->cl_clid : -1;
-			   __entry->xprt_id = xprt->id;
-			   __entry->ntrans = task->tk_rqstp ?
-					     task->tk_rqstp->rq_ntrans : 0;
-			   __assign_str(addr);
-			   __assign_str(proc);),
-	    TP_printk("task:%08x@%08x %s stays on xprt=%d %s: sent %d times",
-		      __entry->task_id, __entry->client_id, __get_str(proc),
-		      __entry->xprt_id, __get_str(addr), __entry->ntrans)
+DEFINE_EVENT(rpc_path_task_class, rpc_path_move,
+	     TP_PROTO(const struct rpc_task *task, const struct rpc_xprt *xprt),
+	     TP_ARGS(task, xprt));
+
+DEFINE_EVENT_PRINT(rpc_path_task_class, rpc_path_keep,
+		   TP_PROTO(const struct rpc_task *task, const struct rpc_xprt *xprt),
+		   TP_ARGS(task, xprt),
+		   TP_printk("task:%08x@%08x %s stays on xprt=%d %s: sent %d times",
+			     __entry->task_id, __entry->client_id, __get_str(proc),
+			     __entry->xprt_id, __get_str(addr), __entry->ntrans)
 );
 
 #endif /* _TRACE_RPC_PATH_H */
