@@ -644,8 +644,27 @@ uncap_links() {
 	done
 	for ifc in $SERVER_IFS; do
 		cmds="$cmds /usr/sbin/tc qdisc del dev $ifc root 2>/dev/null;"
+		cmds="$cmds /usr/sbin/tc qdisc del dev $ifc ingress 2>/dev/null;"
 	done
-	on-server "$cmds true" >/dev/null
+	on-server "$cmds /usr/sbin/tc qdisc del dev ifb0 root 2>/dev/null; true" >/dev/null
+}
+
+# server_delay_on IF MS: netem holds back for MS ms everything the server
+# receives on IF.  Its ingress is redirected through ifb0, whose root
+# qdisc is the netem.
+server_delay_on() {
+	on-server "/usr/sbin/ip link set ifb0 up &&
+		/usr/sbin/tc qdisc add dev ifb0 root netem delay $2ms limit 100000 &&
+		/usr/sbin/tc qdisc add dev $1 handle ffff: ingress &&
+		/usr/sbin/tc filter add dev $1 parent ffff: matchall \
+			action mirred egress redirect dev ifb0"
+}
+
+# server_delay_off IF: the netem of server_delay_on goes first, and what
+# it holds is lost with it; then the redirect.
+server_delay_off() {
+	on-server "/usr/sbin/tc qdisc del dev ifb0 root &&
+		/usr/sbin/tc qdisc del dev $1 ingress"
 }
 
 # restore_links: every data interface up on both sides, with its routes,
@@ -792,6 +811,7 @@ dump_paths() {
 		     "$(tr '\n' ' ' <"$x/path_health" 2>/dev/null)"
 	done
 	rdma resource show cm_id 2>&1 | sed 's/^/client rdma: /'
+	rdma resource show qp lqpn 1 2>&1 | sed 's/^/client qp1: /'
 	on-server "/usr/sbin/ip -br link; rdma link; rdma resource show cm_id" 2>&1 |
 		sed 's/^/server: /'
 	kernel_stacks
@@ -933,8 +953,9 @@ endpoint_var() {
 	return 0
 }
 
-# wait_down ADDR IF SECONDS: poll about every 0.1 s until the path to
-# ADDR has gone down (state down, or its downs counter grew).  Meanwhile
+# wait_down ADDR IF SECONDS [DOWNS]: poll about every 0.1 s until the path
+# to ADDR has gone down (state down, or its downs counter grew past DOWNS,
+# by default its value now).  Meanwhile
 # watch the bytes received on IF, the client interface of the path:
 # LAST_RX gets the time (centiseconds) of the last sample in which more
 # than 1500 bytes had arrived since the one before, at LAST_RX_PREV.
@@ -944,7 +965,7 @@ wait_down() {
 	local addr=$1 ifc=$2 end d0 rx rx0 prev
 
 	endpoint_var "$addr"
-	d0=$EP_DOWNS
+	d0=${4:-$EP_DOWNS}
 	now_var
 	prev=$NOW
 	LAST_RX=$NOW
