@@ -829,6 +829,54 @@ kernel_stacks() {
 	done
 }
 
+# ------------------------------------------------------------ tracing
+
+TR=""			# tracefs, once trace_start found it
+
+# trace_mark TEXT: a line in the trace, next to the path events
+trace_mark() {
+	[ -z "$TR" ] || echo "$*" >"$TR/trace_marker" 2>/dev/null || true
+}
+
+# trace_start MS: record path state changes, requests that moved, and
+# requests that took more than half of MS (rpc_stats_latency, in us), for
+# the story of a slow request.
+trace_start() {
+	TR=$(tracefs)
+	[ -n "$TR" ] && [ -d "$TR/events/rpc_path" ] || { TR=""; return 0; }
+	echo 4096 >"$TR/buffer_size_kb"
+	echo >"$TR/trace"
+	trace_event rpc_path/rpc_path_state
+	trace_event rpc_path/rpc_path_move
+	if [ -d "$TR/events/sunrpc/rpc_stats_latency" ]; then
+		echo "execute > $(($1 * 500))" \
+			>"$TR/events/sunrpc/rpc_stats_latency/filter"
+		defer "echo 0 >$TR/events/sunrpc/rpc_stats_latency/filter"
+		trace_event sunrpc/rpc_stats_latency
+	fi
+	# How long a dead path's connection takes to end, after which
+	# its sent requests move
+	trace_event sunrpc/xprt_disconnect_auto
+	trace_event sunrpc/xprt_disconnect_done
+	trace_event rpcrdma/xprtrdma_disconnect
+}
+
+# trace_event SYS/EVENT: record it too, when the kernel has it
+trace_event() {
+	[ -d "$TR/events/$1" ] || return 0
+	echo 1 >"$TR/events/$1/enable"
+	defer "echo 0 >$TR/events/$1/enable"
+}
+
+# trace_show: what the trace saw, when a request took too long
+trace_show() {
+	[ -n "$TR" ] || return 0
+	log "trace: path events, requests over half the limit (moves counted):"
+	grep -v '^#' "$TR/trace" | grep -v 'rpc_path_move:' |
+		sed 's/^ *[^ ]* *\[[0-9]*\] [^ ]* */trace: /'
+	log "trace: $(grep -c 'rpc_path_move:' "$TR/trace" || true) rpc_path_move events"
+}
+
 # ------------------------------------------------------------ load, timing
 
 # load_start SECONDS [FIO ARGS...]: random 64 KiB reads and writes at

@@ -34,10 +34,12 @@ main() {
 	cif=$(client_if "$(path_local "$addr")")
 	log "black hole: the path $(path_local "$addr") -> $addr (server $sif, client $cif)"
 
+	trace_start "$MAX_STALL_MS"
 	load_start 120
 	balanced_load || fail "before the black hole not every client NIC carried I/O"
 
 	t0=$(now_cs)
+	trace_mark "black hole on $sif"
 	on-server "/usr/sbin/tc qdisc add dev $sif root netem loss 100%" &
 	pid=$!
 	if wait_down "$addr" "$cif" 30; then
@@ -66,6 +68,7 @@ main() {
 		fail_later "$cif carried $(share_of "$cif") % of $(window_mib) MiB while its path was down"
 	fi
 
+	trace_mark "black hole off $sif"
 	on-server "/usr/sbin/tc qdisc del dev $sif root" || fail "cannot remove netem"
 	if wait_path "$addr" up 30; then
 		log "the path to $addr was up again $(secs "$WAITED") s after netem went"
@@ -92,6 +95,7 @@ main() {
 		log "ok: no request waited more than $MAX_STALL_MS ms"
 	else
 		fail_later "a request waited $FIO_MAX_MS ms, more than $MAX_STALL_MS ms"
+		trace_show
 	fi
 	fail_if_any
 }

@@ -59,6 +59,7 @@ carrier_case() {
 	log "--- $side $ifc down ($how): the path $(local_of "$addr") -> $addr (client $cif)"
 
 	t0=$(now_cs)
+	trace_mark "$side $ifc down ($how)"
 	# In the background: on-server takes most of a second, and
 	# wait_down watches the client NIC meanwhile.
 	link "$side" "$ifc" down "$how" &
@@ -94,6 +95,7 @@ carrier_case() {
 	fi
 
 	t0=$(now_cs)
+	trace_mark "$side $ifc up ($how)"
 	link "$side" "$ifc" up "$how" || fail "cannot bring $side $ifc up"
 	# Counted from when the command returned: the link is up then.
 	if wait_path "$addr" up 30; then
@@ -152,6 +154,7 @@ carrier_run() {
 		log "ok: no request waited more than $MAX_LAT_MS ms"
 	else
 		fail_later "a request waited $FIO_MAX_MS ms, more than $MAX_LAT_MS ms"
+		trace_show
 	fi
 	nfs_umount
 }
@@ -171,15 +174,10 @@ main() {
 		log "no testbed-link here: no pulled cables"
 	fi
 
-	tr=$(tracefs)
-	if [ -n "$tr" ] && [ -d "$tr/events/rpc_path" ]; then
-		echo >"$tr/trace"
-		echo 1 >"$tr/events/rpc_path/enable"
-		defer "echo 0 >$tr/events/rpc_path/enable"
-	else
-		log "no rpc_path tracepoints in ${tr:-<no tracefs>}: not checked"
-		tr=""
-	fi
+	# One trace for both runs: the count of losses below spans them
+	trace_start "$MAX_LAT_MS"
+	tr=$TR
+	[ -n "$tr" ] || log "no rpc_path tracepoints in tracefs: not checked"
 
 	carrier_run rdma server
 	carrier_run tcp client

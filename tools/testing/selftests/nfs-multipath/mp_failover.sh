@@ -41,7 +41,6 @@ FLAP_SECS=60		# flapping lasts at least this long, with I/O
 MAX_LAT_MS=2000		# no request may take longer than this
 FLAP_STOP=/tmp/nfsmp-flap.stop
 FLAP_LOG=/tmp/nfsmp-flap.log
-TR=""			# tracefs, for the story of a slow request
 
 FIO_JOB="--name=failover --directory=$MNT --rw=randwrite --bs=64k
 	--size=$((SIZE_MIB / JOBS))M --numjobs=$JOBS --direct=1
@@ -83,45 +82,6 @@ flap_one() {
 	while [ $(($(now_cs) - t0)) -lt $((p * 10)) ] && [ ! -e "$FLAP_STOP" ]; do
 		sleep 0.2
 	done
-}
-
-# trace_mark TEXT: a line in the trace, next to the path events
-trace_mark() {
-	[ -z "$TR" ] || echo "$*" >"$TR/trace_marker" 2>/dev/null || true
-}
-
-# trace_start: record path state changes, and requests that took more
-# than half the limit (rpc_stats_latency, in us), with the flaps.
-trace_start() {
-	TR=$(tracefs)
-	[ -n "$TR" ] && [ -d "$TR/events/rpc_path" ] || { TR=""; return 0; }
-	echo 4096 >"$TR/buffer_size_kb"
-	echo >"$TR/trace"
-	echo 1 >"$TR/events/rpc_path/rpc_path_state/enable"
-	echo "execute > $((MAX_LAT_MS * 500))" \
-		>"$TR/events/sunrpc/rpc_stats_latency/filter"
-	echo 1 >"$TR/events/sunrpc/rpc_stats_latency/enable"
-	defer "echo 0 >$TR/events/rpc_path/rpc_path_state/enable"
-	defer "echo 0 >$TR/events/sunrpc/rpc_stats_latency/enable"
-	# How long a dead path's connection takes to end, after which
-	# its sent requests move
-	trace_event sunrpc/xprt_disconnect_auto
-	trace_event sunrpc/xprt_disconnect_done
-	trace_event rpcrdma/xprtrdma_disconnect
-}
-
-# trace_event SYS/EVENT: record it too, when the kernel has it
-trace_event() {
-	[ -d "$TR/events/$1" ] || return 0
-	echo 1 >"$TR/events/$1/enable"
-	defer "echo 0 >$TR/events/$1/enable"
-}
-
-# trace_show: what the trace saw, when a request took too long
-trace_show() {
-	[ -n "$TR" ] || return 0
-	log "trace: flaps, path states, requests over $((MAX_LAT_MS / 2)) ms:"
-	grep -v '^#' "$TR/trace" | sed 's/^ *[^ ]* *\[[0-9]*\] [^ ]* */trace: /'
 }
 
 # flapper: flap links until $FLAP_STOP exists.
@@ -168,7 +128,7 @@ main() {
 	# Under TCG fio and the NFS threads starve the flapper and the
 	# server's on-server handler of CPU; give them precedence.
 	server_ctl_priority
-	trace_start
+	trace_start "$MAX_LAT_MS"
 	downs0=$(paths_sum 13)
 	T0=$(now_cs)
 	flapper &
