@@ -12,7 +12,8 @@
 #                   with BISECT=1 also make check-configs
 #   make check-configs build SunRPC and NFS with IPV6=n and SUNRPC=y/IPV6=m
 #   make check-long the selftests too long for make check (swap over NFS,
-#                   mount cycles, TCP failover) and the 6.1 DKMS test
+#                   mount cycles, TCP failover, path policies) and the 6.1
+#                   DKMS test
 #   make check-debug the lifetime selftests on a KASAN/lockdep/kmemleak
 #                   client kernel built from the base (an hour or more)
 #   make deps       install the host packages (idempotent, fast when done)
@@ -76,9 +77,9 @@ check-configs: prepare
 	@scripts/check-configs
 
 # Selftests that do not fit in make check's time: swap over NFS (about
-# 10 minutes), 100 mount cycles (7) and TCP failover (4.5); then the
-# DKMS install test on 6.1
-LONG_TESTS	:= mp_swap mp_mount_cycles mp_failover_tcp
+# 10 minutes), 100 mount cycles (7), TCP failover (4.5) and the path
+# policies under capped links (3); then the DKMS install test on 6.1
+LONG_TESTS	:= mp_swap mp_mount_cycles mp_failover_tcp mp_policy
 
 check-long: modules
 	@$(MAKE) -s -C $(SELFTESTS) helpers

@@ -45,7 +45,6 @@ mp_all_down.sh
 mp_carrier.sh
 mp_blackhole.sh
 mp_failover.sh
-mp_policy.sh
 mp_stale_write.sh
 mp_stale_write_rdma.sh
 mp_nonidem.sh
