@@ -22,7 +22,6 @@ main() {
 	local addr sif cif t0 start det pid
 
 	boost_priority
-	server_ctl_priority
 	defer restore_links
 	nfs_mount "$OPTS"
 	touch_all_xprts

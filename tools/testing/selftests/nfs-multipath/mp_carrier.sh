@@ -165,7 +165,6 @@ main() {
 	HOWS=ip
 	CASES=0
 	boost_priority
-	server_ctl_priority
 	defer restore_links
 	if command -v testbed-link >/dev/null; then
 		HOWS="ip cable"

@@ -125,9 +125,6 @@ main() {
 	show_endpoints
 	control_verify
 
-	# Under TCG fio and the NFS threads starve the flapper and the
-	# server's on-server handler of CPU; give them precedence.
-	server_ctl_priority
 	trace_start "$MAX_LAT_MS"
 	downs0=$(paths_sum 13)
 	T0=$(now_cs)
