@@ -463,9 +463,11 @@ static bool rpc_path_online(const struct rpc_path *p)
 	return !test_bit(XPRT_OFFLINE, &p->xprt->state);
 }
 
-/* Wake the requests that wait on @p for their turn to be sent, and those
- * that wait for a slot: those not sent there start over on a path that
- * is up.  -EAGAIN, so that one that stays retries as it would have.
+/* Wake the requests that wait on @p for their turn to be sent, those
+ * that wait for a slot, and, once its connection is gone, those that wait
+ * for the connect: nothing on ->pending then waits for a reply.  They
+ * start over on a path that is up, as far as rpc_task_move() lets them.
+ * -EAGAIN, so that one that stays retries as it would have.
  */
 static void rpc_path_kick(struct rpc_path *p)
 {
@@ -475,6 +477,8 @@ static void rpc_path_kick(struct rpc_path *p)
 		rpc_wake_up_status(&xprt->sending, -EAGAIN);
 	if (READ_ONCE(xprt->backlog.qlen))
 		rpc_wake_up_status(&xprt->backlog, -EAGAIN);
+	if (!xprt_connected(xprt) && READ_ONCE(xprt->pending.qlen))
+		rpc_wake_up_status(&xprt->pending, -EAGAIN);
 }
 
 /* A request that may not move keeps the connection it may have gone out
