@@ -884,25 +884,39 @@ trace_show() {
 # (measured); a path whose replies are then lost makes its rxe QP
 # retransmit, the other paths' requests wait for CPU, and their replies
 # took up to 2.1 s (traced in mp_blackhole), which timed the emulator,
-# not the failover.  Half of what the testbed carries leaves headroom.
+# not the failover.  At 2+2 MiB/s, about as much as mp_failover carried
+# unbounded (1024 MiB of writes and verify reads in 211 s), the server
+# was 5 to 25 % idle.  Less is no better: a path then carries so few
+# requests that it may be idle when it fails, and is found dead later.
 LOAD_RATE=${LOAD_RATE:-2m,2m}
+
+# The first seconds of load_start's job, which fio leaves out of its
+# figures, and which load_start lets pass before it returns.  fio laid
+# its file out with buffered writes and an fsync; that flush (hundreds of
+# WRITEs on every path at once) took up to 3.2 s on every path, before
+# any fault (traced in mp_carrier).  load_start now creates the file
+# sparse, so that fio writes nothing before the job, and the ramp keeps
+# the job's first requests out of the figures too.
+LOAD_RAMP=3
 
 # load_start SECONDS [FIO ARGS...]: random 64 KiB reads and writes at
 # iodepth 16 and at most LOAD_RATE on a 64 MiB file in $MNT, in the
-# background, for at most SECONDS.  load_stop ends it.
+# background, for at most SECONDS after LOAD_RAMP.  load_stop ends it.
 load_start() {
 	local secs=$1
 
 	shift
 	LOAD_JSON=/tmp/nfsmp-load.json
+	truncate -s 64M "$MNT/load.0.0" || fail "cannot create $MNT/load.0.0"
 	fio_json "$LOAD_JSON" --name=load --directory="$MNT" --rw=randrw \
 		--bs=64k --size=64M --direct=1 --ioengine=libaio --iodepth=16 \
-		--rate="$LOAD_RATE" --time_based --runtime="$secs" "$@" \
-		>/dev/null 2>&1 &
+		--rate="$LOAD_RATE" --ramp_time="$LOAD_RAMP" --time_based \
+		--runtime="$secs" "$@" >/dev/null 2>&1 &
 	LOAD_PID=$!
 	defer "load_signal INT; run_wait 20 rm -f $MNT/load.0.0"
-	# fio lays the file out first; wait until the random I/O runs.
+	# The file is there already; wait until fio runs, and its ramp.
 	wait_for 30 load_running || fail "fio did not start its I/O in 30 s"
+	nap $((LOAD_RAMP + 1))
 }
 
 load_running() {
@@ -1046,7 +1060,17 @@ health_var() {
 # measures.
 NAP_FD=""
 nap() {
-	[ -n "$NAP_FD" ] || exec {NAP_FD}<> <(:)
+	local f=/tmp/nfsmp-nap.$$
+
+	if [ -z "$NAP_FD" ]; then
+		# A FIFO nobody writes, open for reading and writing: read -t
+		# waits on it for the whole timeout.  (The guest has no /dev/fd
+		# for <(...).)
+		rm -f "$f"
+		mkfifo "$f" || fail "cannot make $f"
+		exec {NAP_FD}<>"$f"
+		rm -f "$f"
+	fi
 	read -r -t "$1" -u "$NAP_FD" _ || true
 }
 
