@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Failover under load, over RPC/RDMA (mp_failover_tcp.sh: the same over
-# TCP).  A multipath mount with one path per NIC carries fio: 512 MiB of
+# TCP).  A multipath mount with one path per NIC carries fio: 128 MiB of
 # random 64 KiB O_DIRECT writes at iodepth 16, each batch read back and
-# checked (crc32c) while the writing goes on.  Meanwhile a random data link
+# checked (crc32c) while the writing goes on, at most 2 MiB/s of each
+# (LOAD_RATE in lib.sh says why).  Meanwhile a random data link
 # goes down for 1 to 3 s every 3 to 5 s, for at least 60 s; one link at a
 # time, never all.  Over TCP the links alternate between the client and
 # the server side.  Over RDMA only server links go down: a soft-RoCE
@@ -16,7 +17,7 @@
 # Proves: no I/O error, no verify error, no request waits more than 2 s
 # (fio's largest completion latency), the paths noticed the failures
 # (downs > 0), all paths are up again afterwards, and after a remount all
-# 512 MiB read back over the wire verify.  A small control run first shows
+# 128 MiB read back over the wire verify, at full speed.  A small control run first shows
 # that the verify-only pass does catch a block corrupted on the server.
 # When a request took too long, the log shows the flaps, the path state
 # changes and the slow requests as the kernel's trace saw them.
@@ -35,8 +36,9 @@ tcp) FLAP_SIDES="client server" ;;
 esac
 OPTS="$OPTS,nconnect=4,remoteports=$SERVER_RANGE,localports=$CLIENT_LIST"
 
-SIZE_MIB=512		# the data set, written once and read back twice
+SIZE_MIB=128		# the data set, written once and read back twice
 JOBS=2			# fio jobs, one file each
+FLAP_RATE=1m,1m		# reads and writes of each job while links flap
 FLAP_SECS=60		# flapping lasts at least this long, with I/O
 MAX_LAT_MS=2000		# no request may take longer than this
 FLAP_STOP=/tmp/nfsmp-flap.stop
@@ -135,7 +137,7 @@ main() {
 
 	log "phase 1: write $SIZE_MIB MiB, verifying each batch, while links flap"
 	rc=0
-	fio_bg /tmp/nfsmp-fo1.json $FIO_JOB --verify_backlog=128
+	fio_bg /tmp/nfsmp-fo1.json $FIO_JOB --verify_backlog=128 --rate=$FLAP_RATE
 	fio_wait 300 || rc=$?
 	elapsed=$(($(now_cs) - T0))
 	log "phase 1 took $(secs "$elapsed") s"
@@ -147,7 +149,8 @@ main() {
 	if [ "$pad" -gt 0 ]; then
 		log "phase 2: verify-only reads for $pad s more, while links flap"
 		rc=0
-		fio_bg /tmp/nfsmp-fo2.json $FIO_JOB --verify_only --runtime="$pad"
+		fio_bg /tmp/nfsmp-fo2.json $FIO_JOB --verify_only --runtime="$pad" \
+			--rate=$FLAP_RATE
 		fio_wait $((pad + 60)) || rc=$?
 		fio_check "verify-only under flapping" "$rc" /tmp/nfsmp-fo2.json read
 		[ "$FIO_MAX_MS" -gt "$max" ] && max=$FIO_MAX_MS
