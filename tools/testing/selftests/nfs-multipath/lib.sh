@@ -1024,22 +1024,6 @@ endpoint_var() {
 	return 0
 }
 
-# health_file ADDR: the sysfs path_health file of the transport to ADDR of
-# the mount on $MNT; forks, so once before polling.
-health_file() {
-	local s x d
-
-	s=$(mount_switch) || return 1
-	for x in "$s"/xprt-*; do
-		read -r d <"$x/dstaddr" || continue
-		if [ "$d" = "$1" ]; then
-			echo "$x/path_health"
-			return 0
-		fi
-	done
-	return 1
-}
-
 # health_var FILE: EP_STATE and EP_DOWNS from a path_health file.  No
 # fork, and one small read where endpoint_var parses all of mountstats.
 health_var() {
@@ -1060,7 +1044,7 @@ health_var() {
 # measures.
 NAP_FD=""
 nap() {
-	local f=/tmp/nfsmp-nap.$$
+	local f=/tmp/nfsmp-nap.$BASHPID
 
 	if [ -z "$NAP_FD" ]; then
 		# A FIFO nobody writes, open for reading and writing: read -t
@@ -1095,7 +1079,7 @@ down_var() {
 wait_down() {
 	local addr=$1 ifc=$2 end d0 rx rx0 prev hf
 
-	hf=$(health_file "$addr") || hf=""
+	hf=$(xprt_dir "$addr") && hf=$hf/path_health || hf=""
 	down_var "$addr" "$hf"
 	d0=${4:-$EP_DOWNS}
 	now_var

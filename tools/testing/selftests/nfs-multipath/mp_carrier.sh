@@ -160,7 +160,7 @@ carrier_run() {
 }
 
 main() {
-	local tr="" n m
+	local n m
 
 	HOWS=ip
 	CASES=0
@@ -175,17 +175,16 @@ main() {
 
 	# One trace for both runs: the count of losses below spans them
 	trace_start "$MAX_LAT_MS"
-	tr=$TR
-	[ -n "$tr" ] || log "no rpc_path tracepoints in tracefs: not checked"
+	[ -n "$TR" ] || log "no rpc_path tracepoints in tracefs: not checked"
 
 	carrier_run rdma server
 	carrier_run tcp client
 
-	if [ -n "$tr" ]; then
+	if [ -n "$TR" ]; then
 		# Not the events of the mounts: only losses and moves count
-		n=$(grep -c 'rpc_path_state: .* up -> down' "$tr/trace" || true)
-		m=$(grep -c 'rpc_path_move' "$tr/trace" || true)
-		grep -m 12 -E 'rpc_path_(state|move)' "$tr/trace" | sed 's/^ */trace: /'
+		n=$(grep -c 'rpc_path_state: .* up -> down' "$TR/trace" || true)
+		m=$(grep -c 'rpc_path_move' "$TR/trace" || true)
+		grep -m 12 -E 'rpc_path_(state|move)' "$TR/trace" | sed 's/^ */trace: /'
 		log "trace: $n up -> down events, $m rpc_path_move events"
 		if [ "$n" -ge "$CASES" ]; then
 			log "ok: the tracepoints recorded a loss for each of the $CASES cases"
