@@ -6,7 +6,7 @@
 #
 #   KSERIES   the base: 6.12 (the default, and the upstream series) or 6.1
 #             (Debian 12's own kernel)
-#   PATCHES   that base's patch directory, patches/<K>/, with its series
+#   PATCHES   the directory of that base's series (series and patches)
 #   MODDIRS   the module directories we rebuild, in link order: every
 #             module in them links to sunrpc
 #   KBUILD_NODEBUG  make arguments of every build of them
@@ -22,6 +22,14 @@ case "$KSERIES" in
 	exit 1 ;;
 esac
 PATCHES=$TOP/patches/$KSERIES
+# An older base's patches/<K>/ holds only what it needs beyond the 6.12
+# series (its "backport" file says so): its series is derived from 6.12's
+# by scripts/backport, into build/patches-<K>/.  The package ships the
+# derived series itself, as patches/<K>/series.
+if [ ! -f "$PATCHES/series" ] && [ -f "$PATCHES/backport" ]; then
+	PATCHES=$TOP/build/patches-$KSERIES
+	KSERIES=$KSERIES "$TOP/scripts/backport" gen "$PATCHES" >/dev/null
+fi
 export KSERIES
 MODDIRS="net/sunrpc fs/nfs_common fs/lockd fs/nfs fs/nfsd"
 # What every make of those directories passes: the modules are installed
