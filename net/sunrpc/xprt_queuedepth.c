@@ -17,16 +17,9 @@
  * transport picked last wins.
  */
 
-#include <linux/kref.h>
 #include <linux/rculist.h>
 #include <linux/sunrpc/xprt.h>
 #include <linux/sunrpc/xprtmultipath.h>
-
-static bool rpc_xprt_usable(const struct rpc_xprt *xprt)
-{
-	return kref_read(&xprt->kref) != 0 &&
-	       !test_bit(XPRT_OFFLINE, &xprt->state);
-}
 
 /**
  * rpc_xprt_record_rtt - account the round trip of a reply
@@ -75,7 +68,7 @@ struct rpc_xprt *rpc_xprt_least_queued(struct list_head *head,
 		long len = atomic_long_read(&pos->queuelen);
 		unsigned long rtt = READ_ONCE(pos->rtt_avg);
 
-		if (!rpc_xprt_usable(pos) || len > least_len)
+		if (!xprt_is_active(pos) || len > least_len)
 			continue;
 		if (len < least_len) {
 			least = pos;
@@ -86,7 +79,7 @@ struct rpc_xprt *rpc_xprt_least_queued(struct list_head *head,
 			fastest = min(fastest, rtt);
 	}
 	list_for_each_entry_rcu(pos, head, xprt_switch) {
-		if (rpc_xprt_usable(pos) &&
+		if (xprt_is_active(pos) &&
 		    atomic_long_read(&pos->queuelen) <= least_len &&
 		    rpc_xprt_fast_enough(pos, fastest)) {
 			if (past_cur)

@@ -16,6 +16,13 @@
 
 #include <linux/sunrpc/xprtmultipath.h>
 
+/* What net/sunrpc/xprtmultipath.c's xprt_is_active() tests. */
+bool xprt_is_active(const struct rpc_xprt *xprt)
+{
+	return kref_read(&xprt->kref) != 0 &&
+	       !test_bit(XPRT_OFFLINE, &xprt->state);
+}
+
 #define MAX_XPRTS	8
 #define MAX_DEPTH	64
 #define TICK_USECS	1000

@@ -7,4 +7,6 @@
 struct rpc_xprt *rpc_xprt_least_queued(struct list_head *head,
 				       const struct rpc_xprt *cur);
 void rpc_xprt_record_rtt(struct rpc_xprt *xprt, unsigned long usecs);
+/* net/sunrpc/xprtmultipath.c's, as it is there (policy_test.c) */
+bool xprt_is_active(const struct rpc_xprt *xprt);
 #endif
