@@ -26,9 +26,6 @@
 /* The path policy of a multipath mount without pathpolicy= */
 #define NFS_PATHPOLICY_DEFAULT	RPC_XPRT_POLICY_ROUND_ROBIN
 
-/* Longest text form of a set */
-#define NFS_ENDPOINTS_TEXT_MAX	(RPC_ENDPOINTS_MAX * (INET6_ADDRSTRLEN + 1))
-
 static int nfs_endpoints_invalf(struct fs_context *fc, const char *fmt, ...)
 {
 	struct va_format vaf;
@@ -284,7 +281,7 @@ static void nfs_show_endpoint_set(struct seq_file *m, const char *option,
 				  const struct rpc_endpoint_set *set,
 				  char *buf)
 {
-	if (set && rpc_endpoints_format(set, buf, NFS_ENDPOINTS_TEXT_MAX) > 0)
+	if (set && rpc_endpoints_format(set, buf, RPC_ENDPOINTS_FORMAT_MAX) > 0)
 		seq_printf(m, ",%s=%s", option, buf);
 }
 
@@ -306,7 +303,7 @@ void nfs_show_endpoint_options(struct seq_file *m,
 
 	if (!rpc_endpoint_config_active(cfg))
 		return;
-	buf = kmalloc(NFS_ENDPOINTS_TEXT_MAX, GFP_KERNEL);
+	buf = kmalloc(RPC_ENDPOINTS_FORMAT_MAX, GFP_KERNEL);
 	if (!buf)
 		return;
 	nfs_show_endpoint_set(m, "remoteports", cfg->remote, buf);
