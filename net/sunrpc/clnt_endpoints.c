@@ -22,6 +22,8 @@
 #include <linux/sunrpc/xprtmultipath.h>
 #include <linux/sunrpc/clnt_endpoints.h>
 
+#include "sunrpc.h"
+
 static size_t rpc_endpoint_addrlen(sa_family_t family)
 {
 	return family == AF_INET6 ? sizeof(struct sockaddr_in6) :
@@ -342,30 +344,13 @@ bool rpc_endpoint_config_equal(const struct rpc_endpoint_config *a,
 EXPORT_SYMBOL_GPL(rpc_endpoint_config_equal);
 
 /**
- * rpc_clnt_endpoints_switch - the transport switch of a client
- * @clnt: the client
- *
- * Return: a reference to the switch, for xprt_switch_put(), or NULL.
- */
-struct rpc_xprt_switch *rpc_clnt_endpoints_switch(struct rpc_clnt *clnt)
-{
-	struct rpc_xprt_switch *xps;
-
-	rcu_read_lock();
-	xps = xprt_switch_get(rcu_dereference(clnt->cl_xpi.xpi_xpswitch));
-	rcu_read_unlock();
-	return xps;
-}
-EXPORT_SYMBOL_GPL(rpc_clnt_endpoints_switch);
-
-/**
  * rpc_clnt_set_xprt_policy - choose how a client's transports share requests
  * @clnt: the client
  * @policy: an enum rpc_xprt_policy
  */
 void rpc_clnt_set_xprt_policy(struct rpc_clnt *clnt, unsigned int policy)
 {
-	struct rpc_xprt_switch *xps = rpc_clnt_endpoints_switch(clnt);
+	struct rpc_xprt_switch *xps = rpc_clnt_xprt_switch_get(clnt);
 
 	if (!xps)
 		return;
@@ -382,7 +367,7 @@ EXPORT_SYMBOL_GPL(rpc_clnt_set_xprt_policy);
  */
 unsigned int rpc_clnt_xprt_policy(struct rpc_clnt *clnt)
 {
-	struct rpc_xprt_switch *xps = rpc_clnt_endpoints_switch(clnt);
+	struct rpc_xprt_switch *xps = rpc_clnt_xprt_switch_get(clnt);
 	unsigned int policy;
 
 	if (!xps)

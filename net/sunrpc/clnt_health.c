@@ -50,6 +50,8 @@
 #include <linux/sunrpc/xprtmultipath.h>
 #include <linux/sunrpc/clnt_endpoints.h>
 
+#include "sunrpc.h"
+
 #define CREATE_TRACE_POINTS
 #include <trace/events/rpc_path.h>
 
@@ -258,7 +260,7 @@ static bool rpc_clnt_is_multipath(struct rpc_clnt *clnt)
 static void rpc_show_offline_endpoints(struct rpc_clnt *clnt,
 				       struct rpc_show_endpoints_ctx *ctx)
 {
-	struct rpc_xprt_switch *xps = rpc_clnt_endpoints_switch(clnt);
+	struct rpc_xprt_switch *xps = rpc_clnt_xprt_switch_get(clnt);
 	struct rpc_xprt_iter xpi;
 	struct rpc_xprt *xprt;
 
@@ -446,7 +448,7 @@ static bool rpc_path_status_fatal(int status)
 
 static void rpc_path_set_offline(struct rpc_path *p, bool offline)
 {
-	struct rpc_xprt_switch *xps = rpc_clnt_endpoints_switch(p->mon->clnt);
+	struct rpc_xprt_switch *xps = rpc_clnt_xprt_switch_get(p->mon->clnt);
 
 	if (!xps)
 		return;

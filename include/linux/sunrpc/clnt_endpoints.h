@@ -57,7 +57,6 @@ void rpc_endpoint_config_free(struct rpc_endpoint_config *cfg);
 bool rpc_endpoint_config_equal(const struct rpc_endpoint_config *a,
 			       const struct rpc_endpoint_config *b);
 void rpc_clnt_show_endpoints(struct seq_file *seq, struct rpc_clnt *clnt);
-struct rpc_xprt_switch *rpc_clnt_endpoints_switch(struct rpc_clnt *clnt);
 void rpc_clnt_set_xprt_policy(struct rpc_clnt *clnt, unsigned int policy);
 unsigned int rpc_clnt_xprt_policy(struct rpc_clnt *clnt);
 int rpc_path_monitor_start(struct rpc_clnt *clnt,
