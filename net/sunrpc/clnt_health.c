@@ -198,13 +198,22 @@ void rpc_xprt_health_kept(const struct rpc_task *task, struct rpc_xprt *xprt)
 	trace_rpc_path_keep(task, xprt);
 }
 
-/* The sysfs path_health file of a transport */
-ssize_t rpc_xprt_health_show(struct rpc_xprt *xprt, char *buf)
+/* One path health file of a transport in sysfs */
+ssize_t rpc_xprt_health_show(struct rpc_xprt *xprt, enum rpc_path_field field,
+			     char *buf)
 {
-	return sysfs_emit(buf, "state=%s\ndowns=%ld\nmoved=%ld\n",
-			  rpc_path_state_name(READ_ONCE(xprt->health.state)),
-			  atomic_long_read(&xprt->health.downs),
-			  atomic_long_read(&xprt->health.moved));
+	const struct rpc_xprt_health *h = &xprt->health;
+
+	switch (field) {
+	case RPC_PATH_FIELD_STATE:
+		return sysfs_emit(buf, "%s\n",
+				  rpc_path_state_name(READ_ONCE(h->state)));
+	case RPC_PATH_FIELD_DOWNS:
+		return sysfs_emit(buf, "%ld\n", atomic_long_read(&h->downs));
+	case RPC_PATH_FIELD_MOVED:
+		return sysfs_emit(buf, "%ld\n", atomic_long_read(&h->moved));
+	}
+	return -EINVAL;
 }
 
 static const char *rpc_xprt_state_name(struct rpc_xprt *xprt)
@@ -218,23 +227,18 @@ static const char *rpc_xprt_state_name(struct rpc_xprt *xprt)
 	return "idle";
 }
 
-struct rpc_show_endpoints_ctx {
-	struct seq_file	*seq;
-	unsigned int	index;
-};
-
 static int rpc_show_one_endpoint(struct rpc_clnt *clnt, struct rpc_xprt *xprt,
 				 void *data)
 {
-	struct rpc_show_endpoints_ctx *ctx = data;
+	struct seq_file *seq = data;
 	char src[INET6_ADDRSTRLEN + 8] = "*";
 
 	if (xprt_connected(xprt) && xprt->ops->get_srcaddr &&
 	    xprt->ops->get_srcaddr(xprt, src, sizeof(src)) < 0)
 		strscpy(src, "*", sizeof(src));
-	seq_printf(ctx->seq,
-		   "\tendpoint:\t%u %s %s -> %s port %s %s path %s downs %ld moved %ld\n",
-		   ctx->index++, xprt->address_strings[RPC_DISPLAY_NETID], src,
+	seq_printf(seq,
+		   "\tendpoint:\t%d %s %s -> %s port %s %s path %s downs %ld moved %ld\n",
+		   xprt->id, xprt->address_strings[RPC_DISPLAY_NETID], src,
 		   xprt->address_strings[RPC_DISPLAY_ADDR],
 		   xprt->address_strings[RPC_DISPLAY_PORT],
 		   rpc_xprt_state_name(xprt),
@@ -258,7 +262,7 @@ static bool rpc_clnt_is_multipath(struct rpc_clnt *clnt)
 
 /* The iterator of rpc_clnt_iterate_for_each_xprt() skips offline ones */
 static void rpc_show_offline_endpoints(struct rpc_clnt *clnt,
-				       struct rpc_show_endpoints_ctx *ctx)
+				       struct seq_file *seq)
 {
 	struct rpc_xprt_switch *xps = rpc_clnt_xprt_switch_get(clnt);
 	struct rpc_xprt_iter xpi;
@@ -269,7 +273,7 @@ static void rpc_show_offline_endpoints(struct rpc_clnt *clnt,
 	xprt_iter_init_listoffline(&xpi, xps);
 	xprt_switch_put(xps);
 	while ((xprt = xprt_iter_get_next(&xpi))) {
-		rpc_show_one_endpoint(clnt, xprt, ctx);
+		rpc_show_one_endpoint(clnt, xprt, seq);
 		xprt_put(xprt);
 	}
 	xprt_iter_destroy(&xpi);
@@ -281,19 +285,18 @@ static void rpc_show_offline_endpoints(struct rpc_clnt *clnt,
  * @clnt: client whose transports to show
  *
  * For a multipath client, one "endpoint:" line per transport, the active
- * ones first: index, netid, source address (or "*" while not connected),
- * remote address, port, transport state, and the path health: state, how
- * often the path went down, and how many requests moved away from it.
+ * ones first: the transport's id (as in sysfs), netid, source address (or
+ * "*" while not connected), remote address, port, transport state, and the
+ * path health: state, how often the path went down, and how many requests
+ * moved away from it.
  * Other clients show nothing.
  */
 void rpc_clnt_show_endpoints(struct seq_file *seq, struct rpc_clnt *clnt)
 {
-	struct rpc_show_endpoints_ctx ctx = { .seq = seq };
-
 	if (!rpc_clnt_is_multipath(clnt))
 		return;
-	rpc_clnt_iterate_for_each_xprt(clnt, rpc_show_one_endpoint, &ctx);
-	rpc_show_offline_endpoints(clnt, &ctx);
+	rpc_clnt_iterate_for_each_xprt(clnt, rpc_show_one_endpoint, seq);
+	rpc_show_offline_endpoints(clnt, seq);
 }
 EXPORT_SYMBOL_GPL(rpc_clnt_show_endpoints);
 

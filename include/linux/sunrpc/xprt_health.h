@@ -25,6 +25,13 @@ enum rpc_path_state {
 	RPC_PATH_PROBING,
 };
 
+/* The values of a path's health, one per sysfs file */
+enum rpc_path_field {
+	RPC_PATH_FIELD_STATE,		/* path_state */
+	RPC_PATH_FIELD_DOWNS,		/* path_downs */
+	RPC_PATH_FIELD_MOVED,		/* path_moved */
+};
+
 struct rpc_xprt_health {
 	unsigned int	state;		/* enum rpc_path_state */
 	atomic_long_t	downs;		/* times it went from up to down */
@@ -34,6 +41,7 @@ struct rpc_xprt_health {
 const char *rpc_path_state_name(unsigned int state);
 void rpc_xprt_health_moved(const struct rpc_task *task, struct rpc_xprt *xprt);
 void rpc_xprt_health_kept(const struct rpc_task *task, struct rpc_xprt *xprt);
-ssize_t rpc_xprt_health_show(struct rpc_xprt *xprt, char *buf);
+ssize_t rpc_xprt_health_show(struct rpc_xprt *xprt, enum rpc_path_field field,
+			     char *buf);
 
 #endif /* _LINUX_SUNRPC_XPRT_HEALTH_H */

@@ -449,8 +449,8 @@ mp_transfer() {
 # ---------------------------------------------------------------- path health
 #
 # An endpoint: line, split by white space:
-#   endpoint: IDX NETID SRC -> DST port PORT XPRTSTATE path STATE downs N moved M
-# $4 local address ("*" while not connected), $6 remote address, $9 the
+#   endpoint: ID NETID SRC -> DST port PORT XPRTSTATE path STATE downs N moved M
+# $2 the transport's id (its xprt-ID-* directory in sysfs), $4 local address ("*" while not connected), $6 remote address, $9 the
 # transport state (connected, idle, connecting, offline...), $11 the path
 # health state (up, down, probing), $13 how often it went down, $15 how
 # many requests it handed to other paths.
@@ -808,7 +808,7 @@ dump_paths() {
 	s=$(mount_switch) || return 0
 	for x in "$s"/xprt-*; do
 		echo "sysfs ${x##*/}: $(cat "$x/dstaddr") $(cat "$x/xprt_state")" \
-		     "$(tr '\n' ' ' <"$x/path_health" 2>/dev/null)"
+		     "$(path_health_text "$x")"
 	done
 	rdma resource show cm_id 2>&1 | sed 's/^/client rdma: /'
 	rdma resource show qp lqpn 1 2>&1 | sed 's/^/client qp1: /'
@@ -1024,19 +1024,22 @@ endpoint_var() {
 	return 0
 }
 
-# health_var FILE: EP_STATE and EP_DOWNS from a path_health file.  No
-# fork, and one small read where endpoint_var parses all of mountstats.
-health_var() {
-	local k v
+# path_health_text XPRTDIR: "path STATE downs N moved M" from the path
+# health files of a transport in sysfs (a multipath mount's only).
+path_health_text() {
+	[ -r "$1/path_state" ] || return 0
+	echo "path $(cat "$1/path_state") downs $(cat "$1/path_downs")" \
+	     "moved $(cat "$1/path_moved")"
+}
 
+# health_var XPRTDIR: EP_STATE and EP_DOWNS from the path_state and
+# path_downs files of a transport.  No fork, and two small reads where
+# endpoint_var parses all of mountstats.
+health_var() {
 	EP_STATE=""
 	EP_DOWNS=0
-	while IFS='=' read -r k v; do
-		case "$k" in
-		state) EP_STATE=$v ;;
-		downs) EP_DOWNS=$v ;;
-		esac
-	done <"$1"
+	read -r EP_STATE <"$1/path_state" || true
+	read -r EP_DOWNS <"$1/path_downs" || EP_DOWNS=0
 }
 
 # nap SECONDS: sleep without a process: a poll loop of a boosted test
@@ -1058,8 +1061,8 @@ nap() {
 	read -r -t "$1" -u "$NAP_FD" _ || true
 }
 
-# down_var ADDR FILE: EP_STATE and EP_DOWNS of the path to ADDR, from its
-# path_health FILE if there is one
+# down_var ADDR XPRTDIR: EP_STATE and EP_DOWNS of the path to ADDR, from
+# its transport's sysfs directory XPRTDIR if there is one
 down_var() {
 	if [ -n "$2" ]; then
 		health_var "$2"
@@ -1079,7 +1082,7 @@ down_var() {
 wait_down() {
 	local addr=$1 ifc=$2 end d0 rx rx0 prev hf
 
-	hf=$(xprt_dir "$addr") && hf=$hf/path_health || hf=""
+	hf=$(xprt_dir "$addr") && [ -r "$hf/path_state" ] || hf=""
 	down_var "$addr" "$hf"
 	d0=${4:-$EP_DOWNS}
 	now_var

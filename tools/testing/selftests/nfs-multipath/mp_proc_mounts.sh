@@ -30,8 +30,25 @@ expect_opt() {
 	log "ok: /proc/mounts shows $1=$got"
 }
 
+# endpoints_of [DIR]: the endpoint: lines without what differs from one
+# mount to the next: the transport ids and the requests moved.
 endpoints_of() {
-	mountstats_endpoints "$@" | awk '{ $NF = ""; print }'
+	mountstats_endpoints "$@" | awk '{ $2 = ""; $NF = ""; print }'
+}
+
+# ids_are_sysfs: the id of every endpoint: line names the mount's
+# transport in sysfs, xprt-ID-*, with the same remote address.
+ids_are_sysfs() {
+	local sw id _a _b _c dst d
+
+	sw=$(mount_switch) || fail "no xprt switch in sysfs for the mount"
+	while read -r _ id _a _b _c dst _; do
+		d=$(echo "$sw"/xprt-"$id"-*)
+		[ -d "$d" ] || fail "endpoint: id $id has no $sw/xprt-$id-*"
+		[ "$(cat "$d/dstaddr")" = "$dst" ] ||
+			fail "endpoint: id $id goes to $dst, ${d##*/} to $(cat "$d/dstaddr")"
+	done <<<"$(mountstats_endpoints)"
+	log "ok: the endpoint: ids are those of the transports in sysfs"
 }
 
 round_trip() {
@@ -64,6 +81,7 @@ nconnect_default() {
 	expect_opt nconnect 4
 	expect_opt remoteports 10.99.0.2~10.99.0.4
 	[ "$(mountstats_endpoints | wc -l)" -eq 4 ] || fail "expected 4 transports"
+	ids_are_sysfs
 	nfs_umount
 }
 
@@ -73,9 +91,9 @@ offset_pins() {
 
 	nfs_mount "$MP_TCP,nconnect=4,remoteports=$SERVER_RANGE,remoteports_offset=$1"
 	expect_opt remoteports_offset "$2"
-	first=$(mountstats_endpoints | awk '$2 == 0 { print $6 }')
-	[ "$first" = "$3" ] || fail "offset $1: endpoint 0 goes to $first, not $3"
-	log "ok: remoteports_offset=$1 puts endpoint 0 on $3"
+	first=$(mountstats_endpoints | awk 'NR == 1 { print $6 }')
+	[ "$first" = "$3" ] || fail "offset $1: the first transport goes to $first, not $3"
+	log "ok: remoteports_offset=$1 puts the first transport on $3"
 	nfs_umount
 }
 

@@ -30,9 +30,9 @@ slow_paths_are() {
 	done
 }
 
-# health_of XPRTDIR KEY: a value of the transport's path_health
+# health_of XPRTDIR KEY: the transport's path_KEY (state, downs, moved)
 health_of() {
-	sed -n "s/^$2=//p" "$1/path_health"
+	cat "$1/path_$2"
 }
 
 # slow_sum KEY: the sum of KEY over the slow NIC's transports

@@ -101,7 +101,7 @@ main() {
 	log "the mount's transports: $sw"
 	for x in "$sw"/xprt-*; do
 		log "${x##*/}: $(cat "$x/dstaddr") $(grep main_xprt "$x/xprt_info")" \
-		    "$(tr '\n' ' ' <"$x/path_health" 2>/dev/null)"
+		    "$(path_health_text "$x")"
 		if grep -qx 'main_xprt=1' "$x/xprt_info"; then
 			main=$x
 		elif [ -z "${addr:-}" ]; then
