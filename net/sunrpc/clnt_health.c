@@ -10,12 +10,13 @@
  *  - a path is declared down when the carrier of its local device goes,
  *    or when it carries requests but nothing came back for its stall
  *    time and a NULL call then got no answer within its ping time.  Both
- *    are four of the path's usual gaps between replies, within
- *    path_stall_min..path_stall_timeout and path_ping_min..path_ping_timeout:
+ *    are four of the path's usual gaps between replies, at most
+ *    path_timeout, and at least a fifth (stall) or three fifths (ping)
+ *    of it:
  *    a path that answers fast is given up on fast, a slow link keeps the
  *    long timeouts.  When no other path was heard from either, the other
  *    paths are pinged too; while none answers, the server is slow or gone,
- *    not the path, which then has eight path_ping_timeout.  Idle paths get
+ *    not the path, which then has eight path_timeout.  Idle paths get
  *    a NULL call every path_heartbeat;
  *  - a path that is down goes offline, so the round-robin iterator skips
  *    it, the requests waiting to be sent or for a slot on it are woken to
@@ -24,10 +25,10 @@
  *    may then start over too, as far as clnt.c lets them (see
  *    rpc_task_move()).  The last path that is up never goes offline:
  *    requests wait on it, as on any hard mount, until a path answers;
- *  - a path that is down is probed with back-off, path_probe_min_delay
- *    doubling up to path_probe_max_delay, or at once when its local
+ *  - a path that is down is probed with back-off, RPC_PATH_PROBE_MIN_DELAY
+ *    doubling up to RPC_PATH_PROBE_MAX_DELAY, or at once when its local
  *    device comes back, and goes online again when it answers within
- *    path_ping_timeout, on a connection that was there when it was asked.
+ *    path_timeout, on a connection that was there when it was asked.
  *
  * Each ping holds a reference on the monitor, so that a ping that ends
  * after the monitor was stopped, a killed mount among them, finds it.
@@ -55,40 +56,34 @@
 #define CREATE_TRACE_POINTS
 #include <trace/events/rpc_path.h>
 
-static unsigned int rpc_path_probe_min_delay = 1;
-module_param_named(path_probe_min_delay, rpc_path_probe_min_delay, uint, 0644);
-MODULE_PARM_DESC(path_probe_min_delay,
-		 "Seconds before the first probe of a dead path (default 1)");
-
-static unsigned int rpc_path_probe_max_delay = 2;
-module_param_named(path_probe_max_delay, rpc_path_probe_max_delay, uint, 0644);
-MODULE_PARM_DESC(path_probe_max_delay,
-		 "Longest back-off between probes of a dead path, seconds (default 2)");
-
-static unsigned int rpc_path_stall_timeout = 500;
-module_param_named(path_stall_timeout, rpc_path_stall_timeout, uint, 0644);
-MODULE_PARM_DESC(path_stall_timeout,
-		 "Longest time without a reply on a busy path before it is pinged, ms (default 500)");
-
-static unsigned int rpc_path_stall_min = 100;
-module_param_named(path_stall_min, rpc_path_stall_min, uint, 0644);
-MODULE_PARM_DESC(path_stall_min,
-		 "Shortest time without a reply on a busy path before it is pinged, ms (default 100)");
-
-static unsigned int rpc_path_ping_timeout = 500;
-module_param_named(path_ping_timeout, rpc_path_ping_timeout, uint, 0644);
-MODULE_PARM_DESC(path_ping_timeout,
-		 "Longest time a path has to answer a ping before it is down, ms (default 500)");
-
-static unsigned int rpc_path_ping_min = 300;
-module_param_named(path_ping_min, rpc_path_ping_min, uint, 0644);
-MODULE_PARM_DESC(path_ping_min,
-		 "Shortest time a path has to answer a ping before it is down, ms (default 300)");
+/*
+ * The two knobs an admin may need.  path_timeout bounds both waits of a
+ * busy path: for a reply before it is pinged, and for the ping's answer;
+ * links slow or congested enough for a reply to take longer need it
+ * raised.  path_heartbeat is how long an idle path may stay silent; sites
+ * with many idle mounts may want fewer pings, or none.
+ */
+static unsigned int rpc_path_timeout = 500;
+module_param_named(path_timeout, rpc_path_timeout, uint, 0644);
+MODULE_PARM_DESC(path_timeout,
+		 "Longest wait of a busy path for a reply before it is pinged, and for the answer, ms (default 500)");
 
 static unsigned int rpc_path_heartbeat = 5;
 module_param_named(path_heartbeat, rpc_path_heartbeat, uint, 0644);
 MODULE_PARM_DESC(path_heartbeat,
 		 "Seconds between pings of an idle path, 0 for none (default 5)");
+
+/* What learning may shorten the two waits to, in fifths of path_timeout:
+ * 100 and 300 ms by default
+ */
+#define RPC_PATH_STALL_MIN	1
+#define RPC_PATH_PING_MIN	3
+
+/* The back-off between probes of a dead path, seconds: 1, then 2.  The
+ * longest keeps a rejoin after a server-side outage under five seconds.
+ */
+#define RPC_PATH_PROBE_MIN_DELAY	1
+#define RPC_PATH_PROBE_MAX_DELAY	2
 
 /* How often the monitor looks while paths are busy or down, and otherwise */
 #define RPC_PATH_TICK_FAST	(HZ / 10)
@@ -555,12 +550,10 @@ static void rpc_path_drain(struct rpc_path *p)
 static void rpc_path_backoff(struct rpc_path *p, bool reset,
 			     unsigned long from)
 {
-	unsigned int max = max(rpc_path_probe_max_delay, 1U);
-
 	if (reset || !p->backoff)
-		p->backoff = max(rpc_path_probe_min_delay, 1U);
+		p->backoff = RPC_PATH_PROBE_MIN_DELAY;
 	else
-		p->backoff = min(p->backoff * 2, max);
+		p->backoff = min(p->backoff * 2, RPC_PATH_PROBE_MAX_DELAY);
 	p->next_probe = from + p->backoff * HZ;
 }
 
@@ -652,16 +645,22 @@ static bool rpc_path_another_heard(const struct rpc_path *self,
 	return false;
 }
 
-/* A time limit of @p: RPC_PATH_GAPS of its gaps between replies, within
- * @min_ms..@max_ms
+/* path_timeout in jiffies, at least one */
+static unsigned long rpc_path_timeout_jiffies(void)
+{
+	return max(msecs_to_jiffies(READ_ONCE(rpc_path_timeout)), 1UL);
+}
+
+/* A time limit of @p: RPC_PATH_GAPS of its gaps between replies, from
+ * @fifths fifths of path_timeout up to all of it
  */
 static unsigned long rpc_path_limit(const struct rpc_path *p,
-				    unsigned int min_ms, unsigned int max_ms)
+				    unsigned int fifths)
 {
 	unsigned long gaps = usecs_to_jiffies(RPC_PATH_GAPS * p->gap);
+	unsigned long max = rpc_path_timeout_jiffies();
 
-	return clamp(gaps, msecs_to_jiffies(min(min_ms, max_ms)),
-		     msecs_to_jiffies(max_ms));
+	return clamp(gaps, max * fifths / 5, max);
 }
 
 /* @replies came back on @p since the last look, when it was busy: since
@@ -687,15 +686,14 @@ static unsigned long rpc_path_ping_since(const struct rpc_path *p)
 {
 	if (time_before(p->heard, p->ping_sent))
 		return p->ping_sent;
-	return p->heard + rpc_path_limit(p, rpc_path_stall_min,
-					 rpc_path_stall_timeout);
+	return p->heard + rpc_path_limit(p, RPC_PATH_STALL_MIN);
 }
 
 /* When the ping in flight on an up path has had its time */
 static unsigned long rpc_path_ping_deadline(const struct rpc_path *p)
 {
 	return rpc_path_ping_since(p) +
-	       rpc_path_limit(p, rpc_path_ping_min, rpc_path_ping_timeout);
+	       rpc_path_limit(p, RPC_PATH_PING_MIN);
 }
 
 static bool rpc_path_ping_late(const struct rpc_path *p, unsigned long now)
@@ -712,7 +710,7 @@ static bool rpc_path_ping_late(const struct rpc_path *p, unsigned long now)
 static bool rpc_path_ping_lost(const struct rpc_path *p, unsigned long now)
 {
 	unsigned long silent = RPC_PATH_SILENT_PINGS *
-			       msecs_to_jiffies(rpc_path_ping_timeout);
+			       rpc_path_timeout_jiffies();
 	unsigned long deadline = rpc_path_ping_deadline(p);
 
 	if (!time_after(now, deadline))
@@ -743,8 +741,7 @@ static void rpc_path_ask_peers(struct rpc_path *p)
 /* A path that is up: is it still?  True while it needs fast ticks. */
 static bool rpc_path_check_up(struct rpc_path *p, unsigned long now)
 {
-	unsigned long stall = rpc_path_limit(p, rpc_path_stall_min,
-					     rpc_path_stall_timeout);
+	unsigned long stall = rpc_path_limit(p, RPC_PATH_STALL_MIN);
 	bool busy = p->busy;
 
 	if (!p->carrier) {
@@ -774,7 +771,7 @@ static bool rpc_path_check_up(struct rpc_path *p, unsigned long now)
 static void rpc_path_check_down(struct rpc_path *p, unsigned long now,
 				bool carrier_back)
 {
-	unsigned long wait = msecs_to_jiffies(rpc_path_ping_timeout);
+	unsigned long wait = rpc_path_timeout_jiffies();
 
 	if (p->pinging) {
 		if (time_after(now, p->ping_sent + RPC_PATH_PROBE_PINGS * wait))
@@ -793,7 +790,7 @@ static void rpc_path_check_down(struct rpc_path *p, unsigned long now,
 }
 
 /* The answer to a probe.  A path rejoins only when it answers as a path
- * that is up must: within path_ping_timeout, on a connection that was
+ * that is up must: within path_timeout, on a connection that was
  * there when it was asked.  A probe that had to connect first is followed
  * by one that must.
  */
@@ -807,7 +804,7 @@ static void rpc_path_probe_result(struct rpc_path *p, int status,
 			rpc_path_ping(p);
 			return;
 		}
-		if (took <= msecs_to_jiffies(rpc_path_ping_timeout)) {
+		if (took <= rpc_path_timeout_jiffies()) {
 			rpc_path_up(p, "answered");
 			return;
 		}
@@ -956,13 +953,13 @@ static int rpc_path_collect(struct rpc_clnt *clnt, struct rpc_xprt *xprt,
 	/* Nothing was sent on it before it answered once */
 	p->fenced = true;
 	p->gap = RPC_PATH_GAP_MAX;
-	/* The monitor probes a dead path every path_probe_max_delay at
+	/* The monitor probes a dead path every RPC_PATH_PROBE_MAX_DELAY at
 	 * most: the transport's own reconnect back-off must not hold the
 	 * transport locked for longer than that.
 	 */
 	if (xprt->ops->set_connect_timeout)
 		xprt->ops->set_connect_timeout(xprt, xprt->connect_timeout,
-				max(rpc_path_probe_max_delay, 1U) * HZ);
+				RPC_PATH_PROBE_MAX_DELAY * HZ);
 	if (args.srcaddr)
 		memcpy(&p->src, args.srcaddr, sizeof(p->src));
 	return 0;

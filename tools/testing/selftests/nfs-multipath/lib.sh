@@ -1248,7 +1248,7 @@ path_summary() {
 # new mount with every link up; an earlier test may have left a broken
 # client that this mount shares.  Within the 5 s of a rejoin: the mount
 # returns once one path answered, and a path whose first connect failed
-# is probed again within path_probe_max_delay.
+# is probed again within 2 s (RPC_PATH_PROBE_MAX_DELAY).
 check_fresh() {
 	if all_paths_up; then
 		return 0
