@@ -10,7 +10,6 @@
  */
 
 #include <linux/fs_context.h>
-#include <linux/fs_parser.h>
 #include <linux/minmax.h>
 #include <linux/nfs_fs.h>
 #include <linux/seq_file.h>
@@ -54,9 +53,18 @@ static const char *nfs_endpoints_option(bool local)
 	return local ? "localports" : "remoteports";
 }
 
-/* Interface names in localports= stay until nfs_validate_endpoints() */
-static int nfs_parse_endpoints(struct fs_context *fc, bool local,
-			       const char *value)
+/**
+ * nfs_parse_endpoints - parse the value of remoteports= or localports=
+ * @fc: mount context
+ * @local: localports= rather than remoteports=
+ * @value: the option's value
+ *
+ * A repeated option replaces the earlier one.  Interface names in
+ * localports= stay names until nfs_validate_endpoints().
+ *
+ * Return: 0, -ENOMEM, or -EINVAL with a message that names the bad item.
+ */
+int nfs_parse_endpoints(struct fs_context *fc, bool local, const char *value)
 {
 	struct nfs_fs_context *ctx = nfs_fc2context(fc);
 	struct rpc_endpoint_set **setp, *set;
@@ -74,64 +82,6 @@ static int nfs_parse_endpoints(struct fs_context *fc, bool local,
 	rpc_endpoints_free(*setp);
 	*setp = set;
 	return 0;
-}
-
-enum nfs_endpoint_param {
-	nfs_param_localports,
-	nfs_param_remoteports,
-	nfs_param_remoteports_offset,
-	nfs_param_pathpolicy,
-};
-
-static const struct constant_table nfs_param_pathpolicies[] = {
-	{ "queue-depth",	RPC_XPRT_POLICY_QUEUE_DEPTH },
-	{ "round-robin",	RPC_XPRT_POLICY_ROUND_ROBIN },
-	{}
-};
-
-static const struct fs_parameter_spec nfs_endpoint_parameters[] = {
-	fsparam_string("localports",		nfs_param_localports),
-	fsparam_enum("pathpolicy", nfs_param_pathpolicy,
-		     nfs_param_pathpolicies),
-	fsparam_string("remoteports",		nfs_param_remoteports),
-	fsparam_u32("remoteports_offset",	nfs_param_remoteports_offset),
-	{}
-};
-
-/**
- * nfs_parse_endpoint_param - parse one of the multipath mount options
- * @fc: mount context
- * @param: the option
- *
- * Handles remoteports=, localports=, remoteports_offset= and pathpolicy=.
- * A repeated option replaces the earlier one.
- *
- * Return: 0 when parsed, -ENOPARAM when @param is another option, or
- * -EINVAL with a message that names the bad item.
- */
-int nfs_parse_endpoint_param(struct fs_context *fc, struct fs_parameter *param)
-{
-	struct nfs_fs_context *ctx = nfs_fc2context(fc);
-	struct fs_parse_result result;
-	int opt;
-
-	opt = fs_parse(fc, nfs_endpoint_parameters, param, &result);
-	if (opt < 0)
-		return opt;
-	switch (opt) {
-	case nfs_param_pathpolicy:
-		ctx->endpoints.policy = result.uint_32;
-		ctx->endpoints_policy_set = true;
-		return 0;
-	case nfs_param_remoteports_offset:
-		ctx->endpoints.offset = result.uint_32;
-		ctx->endpoints_offset_set = true;
-		return 0;
-	case nfs_param_localports:
-		return nfs_parse_endpoints(fc, true, param->string);
-	default:
-		return nfs_parse_endpoints(fc, false, param->string);
-	}
 }
 
 static unsigned int nfs_endpoints_count(const struct rpc_endpoint_set *set)

@@ -6,18 +6,18 @@
 #define __LINUX_FS_NFS_MULTIPATH_H
 
 #include <linux/sunrpc/clnt_endpoints.h>
+#include <linux/sunrpc/xprtmultipath.h>
 
 /* Most transports a mount with remoteports= or localports= may open */
 #define NFS_MAX_MULTIPATH_CONNECTIONS	64
 
 struct fs_context;
-struct fs_parameter;
 struct nfs_client;
 struct nfs_client_initdata;
 struct rpc_clnt;
 struct seq_file;
 
-int nfs_parse_endpoint_param(struct fs_context *fc, struct fs_parameter *param);
+int nfs_parse_endpoints(struct fs_context *fc, bool local, const char *value);
 int nfs_validate_endpoints(struct fs_context *fc);
 bool nfs_client_endpoints_match(const struct nfs_client *clp,
 				const struct nfs_client_initdata *data);
