@@ -18,8 +18,13 @@
 
 PROTO=${NONIDEM_PROTO:-tcp}
 WORKERS=8
+# At least SECS seconds and FLAPS flaps, at most SECS_MAX seconds: on a
+# slow (debug) kernel a flap takes longer, and 60 s gave only 4
 SECS=60
+FLAPS=12
+SECS_MAX=300
 STOP=/tmp/nfsmp-nonidem.stop
+FLAPPED=/tmp/nfsmp-nonidem.flaps
 PROCS="create mkdir remove rmdir rename"
 
 case "$PROTO" in
@@ -84,13 +89,14 @@ flapper() {
 					"$(word_at "$k" "$SERVER_ADDRS6")")" >/dev/null
 		fi
 		n=$((n + 1))
+		echo "$n" >"$FLAPPED"
 		sleep 2
 	done
 	echo "$n flaps"
 }
 
 main() {
-	local tr c0 s0 c1 s1 w pids="" fpid rc=0 p cd sd moved sent_moves caught kept
+	local tr c0 s0 c1 s1 w pids="" fpid rc=0 p cd sd moved sent_moves caught kept t
 
 	boost_priority
 	server_ctl_priority
@@ -114,9 +120,16 @@ main() {
 		worker "$w" >"/tmp/nfsmp-w$w.log" 2>&1 &
 		pids="$pids $!"
 	done
+	echo 0 >"$FLAPPED"
 	flapper >/tmp/nfsmp-flap.log 2>&1 &
 	fpid=$!
 	sleep "$SECS"
+	t=$SECS
+	while [ "$(cat "$FLAPPED")" -lt "$FLAPS" ] && [ "$t" -lt "$SECS_MAX" ]; do
+		sleep 5
+		t=$((t + 5))
+	done
+	log "flapped $(cat "$FLAPPED") times in $t s"
 	touch "$STOP"
 	for p in $pids; do
 		run_wait_pid "$p" 120 || { hang_evidence; fail "a worker did not end 120 s after the flapping"; }
