@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Tracepoints for the path health of multipath RPC clients.
+ * Tracepoints for the path health of multipath RPC clients: events of the
+ * sunrpc trace system, in a file of their own (TRACE_INCLUDE_FILE).
  */
 #undef TRACE_SYSTEM
-#define TRACE_SYSTEM rpc_path
+#define TRACE_SYSTEM sunrpc
 
 #if !defined(_TRACE_RPC_PATH_H) || defined(TRACE_HEADER_MULTI_READ)
 #define _TRACE_RPC_PATH_H
@@ -87,4 +88,6 @@ DEFINE_EVENT_PRINT(rpc_path_task_class, rpc_path_keep,
 
 #endif /* _TRACE_RPC_PATH_H */
 
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE rpc_path
 #include <trace/define_trace.h>

@@ -843,11 +843,11 @@ trace_mark() {
 # the story of a slow request.
 trace_start() {
 	TR=$(tracefs)
-	[ -n "$TR" ] && [ -d "$TR/events/rpc_path" ] || { TR=""; return 0; }
+	[ -n "$TR" ] && [ -d "$TR/events/sunrpc/rpc_path_move" ] || { TR=""; return 0; }
 	echo 4096 >"$TR/buffer_size_kb"
 	echo >"$TR/trace"
-	trace_event rpc_path/rpc_path_state
-	trace_event rpc_path/rpc_path_move
+	trace_event sunrpc/rpc_path_state
+	trace_event sunrpc/rpc_path_move
 	if [ -d "$TR/events/sunrpc/rpc_stats_latency" ]; then
 		echo "execute > $(($1 * 500))" \
 			>"$TR/events/sunrpc/rpc_stats_latency/filter"

@@ -107,12 +107,12 @@ main() {
 	touch_all_xprts
 	check_fresh
 	tr=$(tracefs)
-	[ -n "$tr" ] && [ -d "$tr/events/rpc_path" ] || fail "no rpc_path tracepoints"
+	[ -n "$tr" ] && [ -d "$tr/events/sunrpc/rpc_path_move" ] || fail "no rpc_path tracepoints"
 	echo >"$tr/trace"
-	echo 1 >"$tr/events/rpc_path/rpc_path_move/enable"
-	defer "echo 0 >$tr/events/rpc_path/rpc_path_move/enable"
-	echo 1 >"$tr/events/rpc_path/rpc_path_keep/enable"
-	defer "echo 0 >$tr/events/rpc_path/rpc_path_keep/enable"
+	echo 1 >"$tr/events/sunrpc/rpc_path_move/enable"
+	defer "echo 0 >$tr/events/sunrpc/rpc_path_move/enable"
+	echo 1 >"$tr/events/sunrpc/rpc_path_keep/enable"
+	defer "echo 0 >$tr/events/sunrpc/rpc_path_keep/enable"
 
 	c0=$(client_counts)
 	s0=$(server_counts)

@@ -55,11 +55,11 @@ TR=""
 # trace_moves: record every request that leaves a path
 trace_moves() {
 	TR=$(tracefs)
-	[ -n "$TR" ] && [ -d "$TR/events/rpc_path" ] ||
+	[ -n "$TR" ] && [ -d "$TR/events/sunrpc/rpc_path_move" ] ||
 		fail "no rpc_path tracepoints in tracefs"
 	echo >"$TR/trace"
-	echo 1 >"$TR/events/rpc_path/rpc_path_move/enable"
-	defer "echo 0 >$TR/events/rpc_path/rpc_path_move/enable"
+	echo 1 >"$TR/events/sunrpc/rpc_path_move/enable"
+	defer "echo 0 >$TR/events/sunrpc/rpc_path_move/enable"
 }
 
 # sent_writes_moved: how many WRITEs left a path after they were sent
