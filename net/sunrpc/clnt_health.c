@@ -63,15 +63,53 @@
  * raised.  path_heartbeat is how long an idle path may stay silent; sites
  * with many idle mounts may want fewer pings, or none.
  */
+#define RPC_PATH_TIMEOUT_MIN	10	/* ms: a few ticks */
+#define RPC_PATH_TIMEOUT_MAX	60000
+#define RPC_PATH_HEARTBEAT_MAX	3600	/* s */
+
+static int rpc_path_param_set(const char *val, const struct kernel_param *kp,
+			      unsigned int min, unsigned int max)
+{
+	int ret = param_set_uint_minmax(val, kp, min, max);
+
+	if (ret)
+		pr_warn("RPC: %s=%.*s: not a number from %u to %u\n",
+			kp->name, (int)strcspn(val, "\n"), val, min, max);
+	return ret;
+}
+
+static int rpc_path_timeout_set(const char *val, const struct kernel_param *kp)
+{
+	return rpc_path_param_set(val, kp, RPC_PATH_TIMEOUT_MIN,
+				  RPC_PATH_TIMEOUT_MAX);
+}
+
+static int rpc_path_heartbeat_set(const char *val,
+				  const struct kernel_param *kp)
+{
+	return rpc_path_param_set(val, kp, 0, RPC_PATH_HEARTBEAT_MAX);
+}
+
+static const struct kernel_param_ops rpc_path_timeout_ops = {
+	.set = rpc_path_timeout_set,
+	.get = param_get_uint,
+};
+
+static const struct kernel_param_ops rpc_path_heartbeat_ops = {
+	.set = rpc_path_heartbeat_set,
+	.get = param_get_uint,
+};
+
 static unsigned int rpc_path_timeout = 500;
-module_param_named(path_timeout, rpc_path_timeout, uint, 0644);
+module_param_cb(path_timeout, &rpc_path_timeout_ops, &rpc_path_timeout, 0644);
 MODULE_PARM_DESC(path_timeout,
-		 "Longest wait of a busy path for a reply before it is pinged, and for the answer, ms (default 500)");
+		 "Longest wait of a busy path for a reply before it is pinged, and for the answer, ms, 10 to 60000 (default 500)");
 
 static unsigned int rpc_path_heartbeat = 5;
-module_param_named(path_heartbeat, rpc_path_heartbeat, uint, 0644);
+module_param_cb(path_heartbeat, &rpc_path_heartbeat_ops, &rpc_path_heartbeat,
+		0644);
 MODULE_PARM_DESC(path_heartbeat,
-		 "Seconds between pings of an idle path, 0 for none (default 5)");
+		 "Seconds between pings of an idle path, 0 for none, at most 3600 (default 5)");
 
 /* What learning may shorten the two waits to, in fifths of path_timeout:
  * 100 and 300 ms by default

@@ -450,10 +450,11 @@ mp_transfer() {
 #
 # An endpoint: line, split by white space:
 #   endpoint: ID NETID SRC -> DST port PORT XPRTSTATE path STATE downs N moved M
-# $2 the transport's id (its xprt-ID-* directory in sysfs), $4 local address ("*" while not connected), $6 remote address, $9 the
-# transport state (connected, idle, connecting, offline...), $11 the path
-# health state (up, down, probing), $13 how often it went down, $15 how
-# many requests it handed to other paths.
+# $2 the transport's id (its xprt-ID-* directory in sysfs), $4 local
+# address ("*" while not connected), $6 remote address, $9 the transport
+# state (connected, idle, connecting, offline...), $11 the path health
+# state (up, down, probing), $13 how often it went down, $15 how many
+# requests it handed to other paths.
 
 # now_cs: centiseconds since boot, from /proc/uptime.
 now_cs() {

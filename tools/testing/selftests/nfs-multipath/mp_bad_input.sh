@@ -175,6 +175,34 @@ good() {
 	log "ok: fsmount_nfs $*"
 }
 
+# param_bad NAME VALUE: writing VALUE to sunrpc's NAME fails with EINVAL,
+# leaves the value as it was, and the kernel log names NAME.
+param_bad() {
+	local f=/sys/module/sunrpc/parameters/$1 old mark out
+
+	old=$(cat "$f")
+	mark=$(dmesg_mark)
+	if out=$(echo "$2" 2>&1 >"$f"); then
+		echo "$old" >"$f"
+		fail "sunrpc.$1 took $2"
+	fi
+	echo "$out" | grep -q 'Invalid argument' || fail "sunrpc.$1=$2: $out, not EINVAL"
+	[ "$(cat "$f")" = "$old" ] || fail "sunrpc.$1 is $(cat "$f") after $2"
+	dmesg_since "$mark" | grep -qF "$1=$2: not a number" ||
+		fail "no message naming sunrpc.$1=$2"
+	NBAD=$((NBAD + 1))
+	log "ok: sunrpc.$1=$2 refused with EINVAL"
+}
+
+param_corpus() {
+	param_bad path_timeout 0
+	param_bad path_timeout 9
+	param_bad path_timeout 60001
+	param_bad path_timeout abc
+	param_bad path_heartbeat 3601
+	param_bad path_heartbeat -1
+}
+
 main() {
 	local mark
 
@@ -183,6 +211,7 @@ main() {
 	remote_corpus
 	local_corpus
 	fsmount_corpus
+	param_corpus
 	log "ok: $NBAD bad strings refused with a message naming the item"
 	good "proto=tcp,nconnect=4,remoteports=$SERVER_RANGE,localports=eth0~eth1~eth2~eth3" \
 		10.99.0.11-10.99.0.14
