@@ -72,6 +72,19 @@ kernel_trouble() {
 KMEMLEAK=/sys/kernel/debug/kmemleak
 OURS='[[](sunrpc|nfs|nfsv3|nfsv4|nfs_acl|lockd|grace|auth_rpcgss|rpcrdma)[]]'
 
+# checkers: which memory and lock checkers this kernel runs, e.g.
+# "kasan=yes lockdep=yes kmemleak=yes".  A debug kernel of make
+# check-debug (-nfsmp-debug) that lacks one would check nothing of it,
+# so the run then stops.
+checkers() {
+	local kasan=no lockdep=no kmemleak=no
+
+	grep -q ' kasan_report$' /proc/kallsyms 2>/dev/null && kasan=yes
+	[ -r /proc/lockdep ] && lockdep=yes
+	[ -w "$KMEMLEAK" ] && kmemleak=yes
+	echo "kasan=$kasan lockdep=$lockdep kmemleak=$kmemleak"
+}
+
 leaks_init() {
 	[ -w "$KMEMLEAK" ] || return 0
 	echo scan=off >"$KMEMLEAK"
@@ -240,6 +253,15 @@ main() {
 		echo "1..$(echo $tests | wc -w)"
 	fi
 	leaks_init
+	echo "# checkers: $(checkers)"
+	case "$(uname -r)" in
+	*-nfsmp-debug)
+		[ "$(checkers)" = "kasan=yes lockdep=yes kmemleak=yes" ] || {
+			echo "# the debug kernel must run all three checkers"
+			return 1
+		}
+		;;
+	esac
 	for t in $tests; do
 		n=$((n + 1))
 		rc=0
