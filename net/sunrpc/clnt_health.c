@@ -56,8 +56,7 @@
 #define CREATE_TRACE_POINTS
 #include <trace/events/rpc_path.h>
 
-/*
- * The two knobs an admin may need.  path_timeout bounds both waits of a
+/* The two knobs an admin may need.  path_timeout bounds both waits of a
  * busy path: for a reply before it is pinged, and for the ping's answer;
  * links slow or congested enough for a reply to take longer need it
  * raised.  path_heartbeat is how long an idle path may stay silent; sites
@@ -683,10 +682,10 @@ static bool rpc_path_another_heard(const struct rpc_path *self,
 	return false;
 }
 
-/* path_timeout in jiffies, at least one */
+/* path_timeout in jiffies: at least one, since it is at least 10 ms */
 static unsigned long rpc_path_timeout_jiffies(void)
 {
-	return max(msecs_to_jiffies(READ_ONCE(rpc_path_timeout)), 1UL);
+	return msecs_to_jiffies(READ_ONCE(rpc_path_timeout));
 }
 
 /* A time limit of @p: RPC_PATH_GAPS of its gaps between replies, from
