@@ -5,7 +5,7 @@
  * The transports of one rpc_clnt are placed over remote and local
  * endpoints by rpc_endpoints_place().  This file resolves local endpoints
  * in a network namespace and aims each new transport at its pair;
- * clnt_health.c watches the paths and shows them.
+ * path_monitor.c watches the paths, endpoints_stats.c shows them.
  */
 
 #include <linux/inetdevice.h>

@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The path monitor of a multipath RPC client.
+ *
+ * Each transport of a multipath client is a path to one remote endpoint,
+ * bound to one local endpoint.  One monitor per client watches them: at
+ * creation every path gets a NULL call at once (path_ping.c), and the
+ * client is usable as soon as one answered; from then on a work item on
+ * xprtiod looks at every path, every tick while paths are busy or down
+ * and every second otherwise, judges it (path_detect.c), and takes the
+ * paths that are down out of use (path_drain.c).
+ */
+
+#include <linux/kref.h>
+#include <linux/module.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+
+#include <linux/sunrpc/clnt.h>
+#include <linux/sunrpc/clnt_endpoints.h>
+#include <linux/sunrpc/xprt.h>
+
+#include "path_monitor.h"
+
+/* How often the monitor looks while paths are busy or down, and otherwise */
+#define RPC_PATH_TICK_FAST	(HZ / 10)
+#define RPC_PATH_TICK_SLOW	HZ
+
+static void rpc_path_monitor_release(struct kref *ref)
+{
+	struct rpc_path_monitor *mon = container_of(ref, struct rpc_path_monitor,
+						    ref);
+	unsigned int i;
+
+	cancel_delayed_work_sync(&mon->work);
+	for (i = 0; i < mon->n; i++)
+		xprt_put(mon->paths[i].xprt);
+	kfree(mon);
+}
+
+void rpc_path_monitor_put(struct rpc_path_monitor *mon)
+{
+	kref_put(&mon->ref, rpc_path_monitor_release);
+}
+
+/* A look at the paths, now or after @delay, unless the monitor stopped */
+void rpc_path_monitor_kick(struct rpc_path_monitor *mon, unsigned long delay)
+{
+	spin_lock(&mon->work_lock);
+	if (mon->running)
+		mod_delayed_work(xprtiod_workqueue, &mon->work, delay);
+	spin_unlock(&mon->work_lock);
+}
+
+/* A path sysfs removed is forgotten, so that it can go */
+static void rpc_path_forget(struct rpc_path *p)
+{
+	rpc_path_ping_cancel(p);
+	if (rpc_path_ping_ended(p))
+		rpc_path_ping_reap(p);
+	if (p->pinging)
+		return;
+	xprt_put(p->xprt);
+	p->xprt = NULL;
+}
+
+/* A path that sysfs removed, or none: nothing to look at */
+static bool rpc_path_gone(const struct rpc_path *p)
+{
+	return !p->xprt || test_bit(XPRT_REMOVE, &p->xprt->state);
+}
+
+/* One look at a path: true while it needs fast ticks */
+static bool rpc_path_look(struct rpc_path *p, unsigned long now)
+{
+	if (!p->xprt)
+		return false;
+	if (test_bit(XPRT_REMOVE, &p->xprt->state)) {
+		rpc_path_forget(p);
+		return !!p->xprt;
+	}
+	return rpc_path_check(p, now);
+}
+
+static void rpc_path_monitor_work(struct work_struct *work)
+{
+	struct rpc_path_monitor *mon = container_of(to_delayed_work(work),
+						    struct rpc_path_monitor,
+						    work);
+	unsigned int noio, i;
+	unsigned long now;
+	bool fast = false;
+
+	/* Writeback may wait for this: no allocation may wait for it */
+	noio = memalloc_noio_save();
+	mutex_lock(&mon->lock);
+	if (!mon->stopping) {
+		now = jiffies;
+		for (i = 0; i < mon->n; i++)
+			if (!rpc_path_gone(&mon->paths[i]))
+				rpc_path_sample(&mon->paths[i], now);
+		for (i = 0; i < mon->n; i++)
+			fast |= rpc_path_look(&mon->paths[i], now);
+		rpc_path_monitor_kick(mon, fast ? RPC_PATH_TICK_FAST :
+						  RPC_PATH_TICK_SLOW);
+	}
+	mutex_unlock(&mon->lock);
+	memalloc_noio_restore(noio);
+}
+
+/* Creation
+ */
+
+struct rpc_path_collect {
+	struct rpc_path_monitor		*mon;
+	const struct rpc_endpoint_config *cfg;
+	unsigned int			max;
+};
+
+static int rpc_path_collect(struct rpc_clnt *clnt, struct rpc_xprt *xprt,
+			    void *data)
+{
+	struct rpc_path_collect *c = data;
+	struct rpc_path_monitor *mon = c->mon;
+	struct rpc_endpoint_addrs addrs;
+	struct xprt_create args = {
+		.dstaddr	= (struct sockaddr *)&xprt->addr,
+	};
+	struct rpc_path *p;
+
+	if (mon->n == c->max)
+		return -E2BIG;
+	p = &mon->paths[mon->n];
+	/* Transports are in the order rpc_create() placed them */
+	rpc_endpoints_xprt_args(c->cfg, mon->n, &args, &addrs);
+	mon->n++;
+	p->mon = mon;
+	p->xprt = xprt_get(xprt);
+	p->carrier = true;
+	/* Nothing was sent on it before it answered once */
+	p->fenced = true;
+	p->gap = RPC_PATH_GAP_MAX;
+	/* The monitor probes a dead path every RPC_PATH_PROBE_MAX_DELAY at
+	 * most: the transport's own reconnect back-off must not hold the
+	 * transport locked for longer than that.
+	 */
+	if (xprt->ops->set_connect_timeout)
+		xprt->ops->set_connect_timeout(xprt, xprt->connect_timeout,
+				RPC_PATH_PROBE_MAX_DELAY * HZ);
+	if (args.srcaddr)
+		memcpy(&p->src, args.srcaddr, sizeof(p->src));
+	return 0;
+}
+
+/* Creation is over once a path answered, or every ping ended */
+static bool rpc_path_monitor_settled(struct rpc_path_monitor *mon)
+{
+	unsigned int i, ended = 0;
+
+	for (i = 0; i < mon->n; i++) {
+		struct rpc_path *p = &mon->paths[i];
+
+		if (!rpc_path_ping_ended(p))
+			continue;
+		if (!p->ping_status || rpc_path_status_fatal(p->ping_status))
+			return true;
+		ended++;
+	}
+	return ended == mon->n;
+}
+
+/* The pings of creation that ended decide the state of their path; the
+ * paths still waiting for an answer stay offline until the monitor sees
+ * one.  Returns 0 when a path is up.
+ */
+static int rpc_path_monitor_settle(struct rpc_path_monitor *mon)
+{
+	int ret = -EIO;
+	unsigned int i;
+
+	for (i = 0; i < mon->n; i++) {
+		struct rpc_path *p = &mon->paths[i];
+		int status;
+
+		if (!rpc_path_ping_ended(p))
+			continue;
+		status = rpc_path_ping_reap(p);
+		if (rpc_path_status_fatal(status))
+			return status;
+		if (status == 0)
+			rpc_path_up(p, "answered");
+		if (ret)
+			ret = status;
+	}
+	if (ret)
+		return ret;
+	for (i = 0; i < mon->n; i++) {
+		struct rpc_path *p = &mon->paths[i];
+
+		if (rpc_path_state(p) == RPC_PATH_UP)
+			continue;
+		if (p->pinging)
+			rpc_path_drain(p);
+		else
+			rpc_path_down(p, "no answer");
+	}
+	return 0;
+}
+
+/**
+ * rpc_path_monitor_start - find the working paths of a new client, and watch
+ * @clnt: a multipath client whose transports are all added
+ * @cfg: the endpoint configuration @clnt was created with
+ * @max: the most transports @clnt may have
+ * @monp: set to the monitor, which rpc_path_monitor_stop() ends
+ *
+ * Sends a NULL call down every transport at once and waits until one
+ * answered, or all failed.  Transports that have not answered stay
+ * offline until they do; from then on the monitor watches all of them.
+ *
+ * Return: 0 when a path answered.  Otherwise, or when a server refused the
+ * program or version, an error from the pings, or -EINTR.
+ */
+int rpc_path_monitor_start(struct rpc_clnt *clnt,
+			   const struct rpc_endpoint_config *cfg,
+			   unsigned int max, struct rpc_path_monitor **monp)
+{
+	struct rpc_path_collect c = { .cfg = cfg, .max = max };
+	struct rpc_path_monitor *mon;
+	unsigned int i;
+	int ret;
+
+	*monp = NULL;
+	mon = kzalloc(struct_size(mon, paths, max), GFP_KERNEL);
+	if (!mon)
+		return -ENOMEM;
+	kref_init(&mon->ref);
+	INIT_DELAYED_WORK(&mon->work, rpc_path_monitor_work);
+	mutex_init(&mon->lock);
+	spin_lock_init(&mon->work_lock);
+	init_waitqueue_head(&mon->waitq);
+	mon->clnt = clnt;
+	mon->net = rpc_net_ns(clnt);
+	c.mon = mon;
+	ret = rpc_clnt_iterate_for_each_xprt(clnt, rpc_path_collect, &c);
+	if (ret)
+		goto out_stop;
+
+	mutex_lock(&mon->lock);
+	for (i = 0; i < mon->n; i++) {
+		mon->paths[i].heard = jiffies;
+		rpc_xprt_health_set(mon->paths[i].xprt, RPC_PATH_PROBING, "created");
+		rpc_path_ping(&mon->paths[i]);
+	}
+	mutex_unlock(&mon->lock);
+	ret = wait_event_killable(mon->waitq, rpc_path_monitor_settled(mon));
+	if (ret)
+		goto out_stop;
+
+	mutex_lock(&mon->lock);
+	ret = rpc_path_monitor_settle(mon);
+	if (!ret) {
+		spin_lock(&mon->work_lock);
+		mon->running = true;
+		spin_unlock(&mon->work_lock);
+		rpc_path_monitor_kick(mon, 0);
+	}
+	mutex_unlock(&mon->lock);
+	if (ret)
+		goto out_stop;
+	*monp = mon;
+	return 0;
+
+out_stop:
+	rpc_path_monitor_stop(mon);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(rpc_path_monitor_start);
+
+/**
+ * rpc_path_monitor_stop - stop watching the paths of a client
+ * @mon: monitor from rpc_path_monitor_start(), or NULL
+ *
+ * Call before the client is shut down.  Ends the pings in flight, and
+ * waits for none: each holds the monitor until it is released.
+ */
+void rpc_path_monitor_stop(struct rpc_path_monitor *mon)
+{
+	unsigned int i;
+
+	if (!mon)
+		return;
+	spin_lock(&mon->work_lock);
+	mon->running = false;
+	spin_unlock(&mon->work_lock);
+	cancel_delayed_work_sync(&mon->work);
+	mutex_lock(&mon->lock);
+	mon->stopping = true;
+	for (i = 0; i < mon->n; i++) {
+		struct rpc_path *p = &mon->paths[i];
+
+		rpc_path_ping_cancel(p);
+		if (p->pinging)
+			rpc_path_ping_reap(p);
+	}
+	mutex_unlock(&mon->lock);
+	rpc_path_monitor_put(mon);
+}
+EXPORT_SYMBOL_GPL(rpc_path_monitor_stop);

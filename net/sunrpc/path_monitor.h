@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The path monitor of a multipath RPC client, inside sunrpc.ko.
+ *
+ * path_monitor.c owns the monitor and its work, path_ping.c the NULL
+ * calls, path_detect.c the judgement of each path, path_drain.c taking a
+ * path out of use and back, xprt_health.c the state that sysfs and the
+ * endpoint lines show.
+ */
+#ifndef _NET_SUNRPC_PATH_MONITOR_H
+#define _NET_SUNRPC_PATH_MONITOR_H
+
+#include <linux/kref.h>
+#include <linux/mutex.h>
+#include <linux/socket.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include <linux/sunrpc/xprt.h>
+
+/* The back-off between probes of a dead path, seconds: 1, then 2.  The
+ * longest keeps a rejoin after a server-side outage under five seconds.
+ */
+#define RPC_PATH_PROBE_MIN_DELAY	1
+#define RPC_PATH_PROBE_MAX_DELAY	2
+
+/* The gap a path starts with, and the largest one it learns, in us */
+#define RPC_PATH_GAP_MAX	(10 * USEC_PER_SEC)
+
+struct rpc_clnt;
+struct rpc_path_monitor;
+
+struct rpc_path {
+	struct rpc_path_monitor	*mon;
+	struct rpc_xprt		*xprt;		/* NULL once sysfs removed it */
+	struct sockaddr_storage	src;		/* bound source, or AF_UNSPEC */
+	struct rpc_task		*ping;		/* the NULL call, until reaped */
+	bool			pinging;	/* a NULL call is not reaped */
+	int			ping_status;	/* once ping_done */
+	bool			ping_done;
+	bool			ping_connected;	/* when it left */
+	unsigned long		ping_sent;	/* jiffies */
+	unsigned long		recvs;		/* xprt->stat.recvs last seen */
+	unsigned long		heard;		/* jiffies of the last reply */
+	unsigned int		gap;		/* between replies, us, average */
+	unsigned long		busy_since;	/* jiffies */
+	bool			busy;		/* at the last look */
+	bool			asked;		/* peers pinged for this ping */
+	unsigned long		next_probe;	/* jiffies, while down */
+	unsigned int		backoff;	/* seconds */
+	bool			offlined;	/* offline by us, not by sysfs */
+	bool			fenced;		/* connection broken since */
+	bool			carrier;	/* of the local device */
+	bool			carrier_back;	/* since the look before */
+};
+
+struct rpc_path_monitor {
+	struct kref		ref;		/* the owner's, and each ping's */
+	struct delayed_work	work;
+	struct mutex		lock;		/* the paths, against stop */
+	spinlock_t		work_lock;	/* running, against the pings */
+	wait_queue_head_t	waitq;		/* pings ending, for creation */
+	struct rpc_clnt		*clnt;
+	struct net		*net;
+	bool			running;	/* ticks are on */
+	bool			stopping;
+	unsigned int		n;
+	struct rpc_path		paths[] __counted_by(n);
+};
+
+static inline unsigned int rpc_path_state(const struct rpc_path *p)
+{
+	if (!p->xprt)
+		return RPC_PATH_DOWN;
+	return READ_ONCE(p->xprt->health.state);
+}
+
+/* xprt_health.c */
+void rpc_xprt_health_set(struct rpc_xprt *xprt, unsigned int state,
+			 const char *why);
+
+/* path_monitor.c */
+void rpc_path_monitor_put(struct rpc_path_monitor *mon);
+void rpc_path_monitor_kick(struct rpc_path_monitor *mon, unsigned long delay);
+
+/* path_ping.c */
+void rpc_path_ping(struct rpc_path *p);
+bool rpc_path_ping_ended(const struct rpc_path *p);
+void rpc_path_ping_cancel(struct rpc_path *p);
+int rpc_path_ping_reap(struct rpc_path *p);
+bool rpc_path_status_fatal(int status);
+
+/* path_detect.c */
+void rpc_path_sample(struct rpc_path *p, unsigned long now);
+bool rpc_path_check(struct rpc_path *p, unsigned long now);
+void rpc_path_up(struct rpc_path *p, const char *why);
+void rpc_path_down(struct rpc_path *p, const char *why);
+
+/* path_drain.c */
+bool rpc_path_online(const struct rpc_path *p);
+void rpc_path_drain(struct rpc_path *p);
+void rpc_path_rejoin(struct rpc_path *p);
+
+#endif /* _NET_SUNRPC_PATH_MONITOR_H */
