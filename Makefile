@@ -31,14 +31,13 @@ BASES		:= 6.12 6.1
 
 TOP		:= $(CURDIR)
 BUILD		:= $(TOP)/build
-SELFTESTS	:= tools/testing/selftests/nfs-multipath
 TESTBED		:= scripts/testbed
 TESTBED_OPTS	?=
 TESTS		?=
 BISECT		?= 1
 QUICK		?=
 
-.PHONY: all deps modules prepare unit checkpatch sparse docs series check-series check-configs check-long check-debug selftests run-selftests bench run-bench deb deb-test check demo clean help
+.PHONY: all deps modules prepare unit checkpatch sparse docs series check-series check-configs check-long check-debug check-ksft selftests run-selftests bench run-bench deb deb-test check demo clean help
 
 all: modules
 
@@ -82,7 +81,7 @@ check-configs: prepare
 LONG_TESTS	:= mp_swap mp_mount_cycles mp_failover_tcp mp_policy
 
 check-long: modules
-	@$(MAKE) -s -C $(SELFTESTS) helpers
+	@scripts/ksft >/dev/null
 	@scripts/run-selftests --timeout 3600 $(TESTBED_OPTS) -- $(LONG_TESTS)
 	@$(MAKE) --no-print-directory deb-test DEB_BASES=6.1
 
@@ -94,8 +93,13 @@ selftests: modules
 	@$(MAKE) --no-print-directory run-selftests
 
 run-selftests: deps
-	@$(MAKE) -s -C $(SELFTESTS) helpers
+	@scripts/ksft >/dev/null
 	@scripts/run-selftests --timeout 5400 $(TESTBED_OPTS) -- $(TESTS)
+
+# Two selftests through kselftest's own runner in the client:
+# make -C tools/testing/selftests TARGETS=nfs-multipath run_tests
+check-ksft: deps
+	@scripts/check-ksft $(TESTBED_OPTS)
 
 # The bench reports, it asserts no speed; it fails only when a scenario
 # cannot run.  check runs its QUICK form so that it never rots.
@@ -128,6 +132,7 @@ check: deps
 	@$(call timed,sparse)
 	@$(call timed,check-series BISECT=0)
 	@$(call timed,run-selftests)
+	@$(call timed,check-ksft)
 	@$(call timed,run-bench QUICK=1)
 	@$(call timed,deb-test DEB_BASES=6.12)
 

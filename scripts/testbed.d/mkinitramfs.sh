@@ -42,6 +42,7 @@ BINS="
 /usr/bin/pgrep /usr/bin/pkill
 /usr/bin/dd /usr/bin/timeout /usr/bin/sha256sum /usr/bin/md5sum
 /usr/bin/sha1sum /usr/bin/stat /usr/bin/seq /usr/bin/truncate
+/usr/bin/make
 "
 
 # kmod front ends (symlinks to kmod).

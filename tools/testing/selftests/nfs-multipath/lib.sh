@@ -115,22 +115,18 @@ nfs_umount() {
 # umount stuck in the kernel cannot be killed.  Then its stack is shown
 # and the status is 124.
 umount_wait() {
-	local dir=$1 n=$(($2 * 10)) pid p rc=0 out=/tmp/nfsmp-umount.out
+	local dir=$1 pid p rc=0 out=/tmp/nfsmp-umount.out
 
 	# Not on our stdout: a process stuck for good would hold it open.
 	umount ${3:-} "$dir" >"$out" 2>&1 &
 	pid=$!
-	while kill -0 "$pid" 2>/dev/null; do
-		n=$((n - 1))
-		if [ "$n" -le 0 ]; then
-			log "umount $dir still hangs after $2 s"
-			for p in $(pgrep umount); do
-				sed "s/^/umount $p stack: /" "/proc/$p/stack"
-			done
-			return 124
-		fi
-		sleep 0.1
-	done
+	if ! wait_for_cs $(($2 * 100)) pid_gone "$pid"; then
+		log "umount $dir still hangs after $2 s"
+		for p in $(pgrep umount); do
+			sed "s/^/umount $p stack: /" "/proc/$p/stack"
+		done
+		return 124
+	fi
 	wait "$pid" || rc=$?
 	cat "$out"
 	return $rc
@@ -149,12 +145,18 @@ server_sha() {
 	on-server sha256sum "$1" | cut -d' ' -f1
 }
 
+# mount_stats [DIR]: the lines of /proc/self/mountstats about the mount on
+# DIR (default: $MNT), its "device" line first.  Every reader of
+# mountstats here goes through it, but endpoint_var, which may not fork.
+mount_stats() {
+	awk -v mnt="${1:-$MNT}" '/^device / { cur = ($5 == mnt) } cur' /proc/self/mountstats
+}
+
 # mountstats_xprts PROTO: count the "xprt: PROTO" lines of the mount on $MNT.
 mountstats_xprts() {
-	awk -v mnt="$MNT" -v proto="$1" '
-		/^device / { cur = ($5 == mnt) }
-		cur && $1 == "xprt:" && $2 == proto { n++ }
-		END { print n + 0 }' /proc/self/mountstats
+	mount_stats | awk -v proto="$1" '
+		$1 == "xprt:" && $2 == proto { n++ }
+		END { print n + 0 }'
 }
 
 # Connected RDMA cm_ids on the server, one "SERVERADDR CLIENTADDR" line each,
@@ -216,16 +218,17 @@ rw_verify() {
 	rm -f "$MNT/rw-verify"
 }
 
-# wait_for SECONDS COMMAND...: poll COMMAND once a second until it succeeds.
+# wait_for SECONDS COMMAND...: wait_for_cs, once a second.
 wait_for() {
-	local n=$1
+	local s=$1
 
 	shift
-	while ! "$@"; do
-		n=$((n - 1))
-		[ "$n" -gt 0 ] || return 1
-		sleep 1
-	done
+	POLL=1 wait_for_cs $((s * 100)) "$@"
+}
+
+# pid_gone PID: process PID has ended.
+pid_gone() {
+	! kill -0 "$1" 2>/dev/null
 }
 
 # touch_all_xprts: enough RPCs that the round-robin iterator has used, and
@@ -250,16 +253,12 @@ CLIENT_LIST=$(echo $CLIENT_ADDRS | tr ' ' '~')
 # mountstats_pairs [DIR]: "REMOTE LOCAL" for each endpoint: line of the
 # mount on DIR (default: $MNT), the same form as server_*_conns.
 mountstats_pairs() {
-	awk -v mnt="${1:-$MNT}" '
-		/^device / { cur = ($5 == mnt) }
-		cur && $1 == "endpoint:" { print $6, $4 }' /proc/self/mountstats
+	mountstats_endpoints "${1:-}" | awk '{ print $6, $4 }'
 }
 
 # mountstats_endpoints [DIR]: the endpoint: lines of the mount on DIR.
 mountstats_endpoints() {
-	awk -v mnt="${1:-$MNT}" '
-		/^device / { cur = ($5 == mnt) }
-		cur && $1 == "endpoint:"' /proc/self/mountstats
+	mount_stats "${1:-}" | awk '$1 == "endpoint:"'
 }
 
 # mount_opts [DIR]: the options /proc/mounts shows for DIR.
@@ -320,6 +319,17 @@ wait_spread() {
 	fi
 	server_conns "$1" | sort | uniq -c | sed 's/^/server conn: /'
 	log "ok: server sees $2 $1 conns per server address, $3 per client address"
+}
+
+# What the kernel says when something is wrong: a WARN, a BUG or an oops,
+# slab corruption found by slub_debug, a KFENCE report, a hung task, a
+# lockdep splat, a leak.  run_tests.sh judges every test by it.
+KERNEL_TROUBLE='WARNING:|BUG:|BUG [^ ]+ \(|Oops|general protection|Call Trace|RIP:|Poison overwritten|Redzone|KFENCE:|INFO: task .* blocked|possible circular locking|kmemleak:'
+
+# kernel_trouble_since MARK [ERE]: print the kernel log lines since MARK
+# that show trouble, or match ERE too; true when there are any.
+kernel_trouble_since() {
+	dmesg_since "$1" | grep -E "$KERNEL_TROUBLE${2:+|$2}"
 }
 
 # dmesg_mark: the number of the next kernel log line, for dmesg_since.
@@ -487,10 +497,6 @@ path_downs() {
 	endpoint_field "$1" 13 "${2:-}"
 }
 
-path_moved() {
-	endpoint_field "$1" 15 "${2:-}"
-}
-
 # path_local ADDR [DIR]: the local address of the path to ADDR.
 path_local() {
 	endpoint_field "$1" 4 "${2:-}"
@@ -514,20 +520,16 @@ in_states() {
 	return 1
 }
 
-# wait_path ADDR STATES SECONDS: poll every 0.1 s until the path to ADDR is
-# in one of STATES ("up", "down|probing"...).  WAITED gets the time it took
-# in centiseconds.  Returns 1 after SECONDS.
-wait_path() {
-	local addr=$1 states=$2 t0 end
+# path_in ADDR STATES: the path to ADDR is in one of STATES.
+path_in() {
+	in_states "$(path_state "$1")" "$2"
+}
 
-	t0=$(now_cs)
-	end=$((t0 + $3 * 100))
-	while ! in_states "$(path_state "$addr")" "$states"; do
-		WAITED=$(($(now_cs) - t0))
-		[ "$(now_cs)" -lt "$end" ] || return 1
-		sleep 0.1
-	done
-	WAITED=$(($(now_cs) - t0))
+# wait_path ADDR STATES SECONDS: wait until the path to ADDR is in one of
+# STATES ("up", "down|probing"...), polling every 0.1 s.  WAITED gets the
+# time it took in centiseconds.  Returns 1 after SECONDS.
+wait_path() {
+	wait_for_cs $(($3 * 100)) path_in "$1" "$2"
 }
 
 # path_online ADDR: the path to ADDR is up and its transport is not offline.
@@ -599,10 +601,6 @@ client_link_up() {
 
 	sh -c "$(if_up_cmd "$1" "$(word_at "$k" "$CLIENT_ADDRS")" \
 		"$(word_at "$k" "$CLIENT_ADDRS6")")"
-}
-
-server_link_down() {
-	on-server "/usr/sbin/ip link set $1 down"
 }
 
 server_link_up() {
@@ -685,11 +683,6 @@ restore_links() {
 			"$(word_at "${i#eth}" "$SERVER_ADDRS6")"); };"
 	done
 	on-server "$cmds true"
-}
-
-# if_rx IF: bytes received on a client interface.
-if_rx() {
-	cat "/sys/class/net/$1/statistics/rx_bytes"
 }
 
 # -------------------------------------------------------------------- fio
@@ -1214,29 +1207,19 @@ fio_wait() {
 # SECONDS (a process stuck in the kernel cannot be killed); then 124.
 # For cleanups on a mount that may hang.
 run_wait() {
-	local n=$(($1 * 10)) pid
+	local s=$1 pid
 
 	shift
 	"$@" >/dev/null 2>&1 &
 	pid=$!
-	while kill -0 "$pid" 2>/dev/null; do
-		n=$((n - 1))
-		[ "$n" -gt 0 ] || return 124
-		sleep 0.1
-	done
+	wait_for_cs $((s * 100)) pid_gone "$pid" || return 124
 	wait "$pid"
 }
 
 # run_wait_pid PID SECONDS: wait until background process PID ended, at
 # most SECONDS; 1 if it still runs.
 run_wait_pid() {
-	local n=$(($2 * 10))
-
-	while kill -0 "$1" 2>/dev/null; do
-		n=$((n - 1))
-		[ "$n" -gt 0 ] || return 1
-		sleep 0.1
-	done
+	wait_for_cs $(($2 * 100)) pid_gone "$1"
 }
 
 # path_summary: "ADDR STATE, ..." for the paths of the mount on $MNT.
@@ -1294,17 +1277,19 @@ server_ctl_priority() {
 	on-server 'for p in $(pidof nc); do renice -10 -p $p; done' >/dev/null || true
 }
 
-# wait_for_cs CS COMMAND...: poll COMMAND every 0.1 s for CS centiseconds;
-# WAITED gets the time it took.
+# wait_for_cs CS COMMAND...: the one poller.  Run COMMAND every POLL
+# seconds (default 0.1) until it succeeds, for at most CS centiseconds.
+# WAITED gets the time it took; returns 1 when the time ran out.
 wait_for_cs() {
 	local t0 end
 
 	t0=$(now_cs)
 	end=$((t0 + $1))
 	shift
-	while ! "$@"; do
-		[ "$(now_cs)" -lt "$end" ] || return 1
-		sleep 0.1
+	until "$@"; do
+		WAITED=$(($(now_cs) - t0))
+		[ "$((t0 + WAITED))" -lt "$end" ] || return 1
+		sleep "${POLL:-0.1}"
 	done
 	WAITED=$(($(now_cs) - t0))
 }

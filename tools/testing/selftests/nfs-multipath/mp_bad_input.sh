@@ -8,8 +8,7 @@
 
 . ./lib.sh
 
-REPO=$(cd ../../../.. && pwd)
-FSMOUNT=$REPO/build/selftests/fsmount_nfs
+FSMOUNT=$PWD/fsmount_nfs
 NBAD=0
 
 # An interface with no IPv4 address: a new dummy one, or any such one.
@@ -143,7 +142,7 @@ fs_bad() {
 
 fsmount_corpus() {
 	[ -x "$FSMOUNT" ] ||
-		fail "$FSMOUNT missing: make -C tools/testing/selftests/nfs-multipath helpers"
+		fail "$FSMOUNT missing: make -C tools/testing/selftests TARGETS=nfs-multipath"
 	fs_bad "empty item: '10.99.0.1~~10.99.0.2'" vers=3 proto=tcp remoteports=10.99.0.1~~10.99.0.2
 	fs_bad "reversed range: '10.99.0.4-10.99.0.1'" vers=3 proto=rdma port=$RDMA_PORT remoteports=10.99.0.4-10.99.0.1
 	fs_bad "unknown interface: 'eth9'" vers=3 proto=tcp remoteports=$SERVER_RANGE localports=eth9
@@ -219,7 +218,7 @@ main() {
 		10.99.0.13
 	good "proto=tcp,remoteports=$SERVER_RANGE,localports=eth3~10.99.0.11" \
 		10.99.0.11~10.99.0.14
-	! dmesg_since "$mark" | grep -E 'WARNING:|BUG:|Oops|Call Trace' ||
+	! kernel_trouble_since "$mark" ||
 		fail "kernel trouble in dmesg"
 }
 

@@ -129,7 +129,7 @@ main() {
 	fi
 	log "ok: no mount and no mount.nfs left"
 	slabs_validate
-	if dmesg_since "$mark" | grep -E 'BUG|Poison|Redzone|corrupt|KFENCE|WARNING:'; then
+	if kernel_trouble_since "$mark" 'corrupt'; then
 		fail "the kernel reported memory or lock trouble"
 	fi
 	log "ok: no slab or KFENCE report, no warning"

@@ -216,7 +216,7 @@ main() {
 	nfs-multipath-*) log "ok: our modules are loaded again" ;;
 	*) fail "the sunrpc loaded again is not ours" ;;
 	esac
-	if dmesg_since "$mark" | grep -E 'Objects remaining|still has objects|WARNING:|BUG[: ]'; then
+	if kernel_trouble_since "$mark" 'Objects remaining|still has objects'; then
 		fail_later "the kernel complained while the modules were unloaded"
 	fi
 

@@ -69,10 +69,9 @@ stack_reload() {
 # mountstats_layout: the block of the mount on $MNT, its device and opts
 # lines as they are, and of every other line its key and number of fields
 mountstats_layout() {
-	awk -v mnt="$MNT" '
-		/^device / { cur = ($5 == mnt); if (cur) print; next }
-		cur && $1 == "opts:" { print; next }
-		cur { print $1, NF }' /proc/self/mountstats |
+	mount_stats | awk '
+		$1 == "device" || $1 == "opts:" { print; next }
+		{ print $1, NF }' |
 		sed 's/,clientaddr=[^,]*//'
 }
 

@@ -40,7 +40,7 @@ CYCLES=${STALE_CYCLES:-2}
 DELAY_MS=${STALE_DELAY_MS:-30000}
 BLOCKS=32
 THREADS=8
-GENWRITE=$(cd ../../../.. && pwd)/build/selftests/genwrite
+GENWRITE=$PWD/genwrite
 MANIFEST=/tmp/nfsmp-genwrite.manifest
 QUIESCE=12		# s after the rejoin: the old socket's retransmissions
 

@@ -13,7 +13,7 @@
 . ./lib.sh
 
 OPTS="$MP_RDMA,nconnect=4,remoteports=$SERVER_RANGE,localports=$CLIENT_LIST"
-MEMHOG=$(cd ../../../.. && pwd)/build/selftests/memhog
+MEMHOG=$PWD/memhog
 STOP=/tmp/nfsmp-swap.stop
 SWAP_MIB=1024
 

@@ -20,45 +20,16 @@
 set -eu
 
 DIR=$(cd "$(dirname "$0")" && pwd)
-TIMEOUT=${TEST_TIMEOUT:-600}
+TIMEOUT=${TEST_TIMEOUT:-$(sed -n 's/^timeout=//p' "$DIR/settings")}
 
-# Test order: the baseline first; each later issue appends its own.
-# mp_nfsd_restart goes last: stopping the stock server's nfsd can leave an
-# rdma_cm id behind (see that test), and a later re-creation of its rxe
-# device by rxe-qp1-watch would then hang for the rest of the boot.
-ALL_TESTS="
-modules_ours.sh
-rdma_rw.sh
-tcp_rw.sh
-rdma_nconnect.sh
-rdma_each_addr.sh
-mp_rdma_spread.sh
-mp_localports_matters.sh
-mp_tcp_spread.sh
-mp_ifnames.sh
-mp_proc_mounts.sh
-mp_bad_input.sh
-mp_ipv6.sh
-mp_dead_endpoint.sh
-mp_sysfs_offline.sh
-mp_all_down.sh
-mp_carrier.sh
-mp_blackhole.sh
-mp_failover.sh
-mp_stale_write.sh
-mp_stale_write_rdma.sh
-mp_nonidem.sh
-mp_sysfs_remove.sh
-mp_kill_mount.sh
-mp_slow_path.sh
-mp_plain_stock.sh
-mp_nfsd_restart.sh
-"
+# The tests and their order are the Makefile's TEST_PROGS, the time each
+# may take is the settings file's, as for kselftest's runner.
+ALL_TESTS=$(sed -n '/^TEST_PROGS :=/,/^$/s/^[[:space:]]*\([a-z0-9_]*\.sh\).*/\1/p' "$DIR/Makefile")
 
-# What the kernel says when something is wrong: a WARN, a BUG or an oops,
-# slab corruption found by slub_debug, a KFENCE report, a hung task, a
-# lockdep splat, a leak.
-TROUBLE='WARNING:|BUG:|BUG [^ ]+ \(|Oops|general protection|Call Trace|RIP:|Poison overwritten|Redzone|KFENCE:|INFO: task .* blocked|possible circular locking|kmemleak:'
+# What the kernel says when something is wrong: lib.sh's KERNEL_TROUBLE
+# (lib.sh itself is for the tests, and needs the testbed's environment)
+TROUBLE=$(sed -n "s/^KERNEL_TROUBLE='\(.*\)'$/\1/p" "$DIR/lib.sh")
+[ -n "$TROUBLE" ] || { echo "run_tests.sh: no KERNEL_TROUBLE in lib.sh" >&2; exit 2; }
 
 kernel_trouble() {
 	dmesg | tail -n +"$1" | grep -E "$TROUBLE" |
