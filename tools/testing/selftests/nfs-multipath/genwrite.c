@@ -24,6 +24,8 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +33,11 @@
 
 #define RECORD	32
 
-static volatile sig_atomic_t stopping;
+/*
+ * Set by the SIGUSR1 handler, read by the writer threads: a lock-free
+ * atomic is safe in a signal handler and seen across threads.
+ */
+static atomic_bool stopping;
 static const char *path;
 static unsigned int blocks, threads;
 static size_t bsize;
@@ -41,7 +47,7 @@ static int fd;
 static void on_usr1(int sig)
 {
 	(void)sig;
-	stopping = 1;
+	atomic_store(&stopping, true);
 }
 
 static void fill(char *buf, unsigned int gen, unsigned int blk)
@@ -77,7 +83,7 @@ static void *writer(void *arg)
 	if (posix_memalign((void **)&buf, 4096, bsize))
 		return (void *)1;
 	memset(buf, 0, bsize);
-	while (!stopping)
+	while (!atomic_load(&stopping))
 		if (pass(t, ++gen, buf))
 			return (void *)1;
 	/* The pass after the signal holds the final contents */

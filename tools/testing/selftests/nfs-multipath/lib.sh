@@ -323,8 +323,11 @@ wait_spread() {
 
 # What the kernel says when something is wrong: a WARN, a BUG or an oops,
 # slab corruption found by slub_debug, a KFENCE report, a hung task, a
-# lockdep splat, a leak.  run_tests.sh judges every test by it.
-KERNEL_TROUBLE='WARNING:|BUG:|BUG [^ ]+ \(|Oops|general protection|Call Trace|RIP:|Poison overwritten|Redzone|KFENCE:|INFO: task .* blocked|possible circular locking|kmemleak:'
+# lockdep splat, a leak.  run_tests.sh judges every test by it, and
+# takes it from the lines that start with KERNEL_TROUBLE.
+KERNEL_TROUBLE='WARNING:|BUG:|BUG [^ ]+ \(|Oops|general protection|Call Trace|RIP:'
+KERNEL_TROUBLE+='|Poison overwritten|Redzone|KFENCE:|INFO: task .* blocked'
+KERNEL_TROUBLE+='|possible circular locking|kmemleak:'
 
 # kernel_trouble_since MARK [ERE]: print the kernel log lines since MARK
 # that show trouble, or match ERE too; true when there are any.

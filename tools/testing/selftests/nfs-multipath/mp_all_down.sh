@@ -131,7 +131,8 @@ all_down_case() {
 	if wait_for_cs 3000 all_paths_up; then
 		log "every path up again $(secs "$WAITED") s after the links came back"
 		[ "$WAITED" -le "$REJOIN_CS" ] ||
-			fail_later "the rejoin took $(secs "$WAITED") s, more than $(secs $REJOIN_CS) s"
+			fail_later "the rejoin took $(secs "$WAITED") s," \
+				"more than $(secs $REJOIN_CS) s"
 	else
 		dump_paths
 		fail_later "not every path is up 30 s after the links came back"

@@ -47,7 +47,8 @@ bad() {
 		echo "$new" | sed 's/^/dmesg: /'
 		fail "no message naming '$2' for $1"
 	fi
-	log "ok: refused $(echo "$1" | cut -c1-60): $(echo "$new" | grep -F -- "$2" | head -1 | cut -d']' -f2- | cut -c1-100)"
+	log "ok: refused $(echo "$1" | cut -c1-60):" \
+		"$(echo "$new" | grep -F -- "$2" | head -1 | cut -d']' -f2- | cut -c1-100)"
 }
 
 long() {
@@ -61,8 +62,10 @@ many() {
 
 remote_corpus() {
 	bad remoteports=10.99.0.1~10.99.0.1 "duplicate endpoint: '10.99.0.1'"
-	bad remoteports=10.99.0.1-10.99.0.4~10.99.0.3-10.99.0.6 "duplicate endpoint: '10.99.0.3-10.99.0.6'"
-	bad remoteports=10.99.0.2-10.99.0.5~10.99.0.1-10.99.0.3 "duplicate endpoint: '10.99.0.1-10.99.0.3'"
+	bad remoteports=10.99.0.1-10.99.0.4~10.99.0.3-10.99.0.6 \
+		"duplicate endpoint: '10.99.0.3-10.99.0.6'"
+	bad remoteports=10.99.0.2-10.99.0.5~10.99.0.1-10.99.0.3 \
+		"duplicate endpoint: '10.99.0.1-10.99.0.3'"
 	bad remoteports=10.99.0.1~10.99.0.0-10.99.0.9 "duplicate endpoint: '10.99.0.0-10.99.0.9'"
 	bad remoteports=10.99.0.4-10.99.0.1 "reversed range: '10.99.0.4-10.99.0.1'"
 	bad remoteports=fd00::9-fd00::1 "reversed range: 'fd00::9-fd00::1'"
@@ -117,7 +120,8 @@ local_corpus() {
 	bad localports=eth0/1 "invalid character: 'eth0/1'"
 	bad localports=10.99.0.11%eth0 "scope ids are not supported: '10.99.0.11%eth0'"
 	bad localports= "Bad value for 'localports'"
-	bad remoteports=fd00::1,localports=10.99.0.11 "address family differs from the server's: '10.99.0.11'"
+	bad remoteports=fd00::1,localports=10.99.0.11 \
+		"address family differs from the server's: '10.99.0.11'"
 	bad remoteports=fd00::1-fd00::2,localports=$noaddr "interface has no address: '$noaddr'"
 	bad localports=fd00::11 "address not configured on this host: 'fd00::11'"
 	bad vers=4,remoteports=$SERVER_RANGE "need vers=3, not vers=4.0"
@@ -143,10 +147,14 @@ fs_bad() {
 fsmount_corpus() {
 	[ -x "$FSMOUNT" ] ||
 		fail "$FSMOUNT missing: make -C tools/testing/selftests TARGETS=nfs-multipath"
-	fs_bad "empty item: '10.99.0.1~~10.99.0.2'" vers=3 proto=tcp remoteports=10.99.0.1~~10.99.0.2
-	fs_bad "reversed range: '10.99.0.4-10.99.0.1'" vers=3 proto=rdma port=$RDMA_PORT remoteports=10.99.0.4-10.99.0.1
-	fs_bad "unknown interface: 'eth9'" vers=3 proto=tcp remoteports=$SERVER_RANGE localports=eth9
-	fs_bad "address not configured on this host: '10.99.0.200'" vers=3 proto=tcp localports=10.99.0.200
+	fs_bad "empty item: '10.99.0.1~~10.99.0.2'" \
+		vers=3 proto=tcp remoteports=10.99.0.1~~10.99.0.2
+	fs_bad "reversed range: '10.99.0.4-10.99.0.1'" \
+		vers=3 proto=rdma port=$RDMA_PORT remoteports=10.99.0.4-10.99.0.1
+	fs_bad "unknown interface: 'eth9'" \
+		vers=3 proto=tcp remoteports=$SERVER_RANGE localports=eth9
+	fs_bad "address not configured on this host: '10.99.0.200'" \
+		vers=3 proto=tcp localports=10.99.0.200
 	fs_bad "need vers=3, not vers=4.0" vers=4 proto=tcp remoteports=$SERVER_RANGE
 	fs_bad "udp" vers=3 proto=udp remoteports=$SERVER_RANGE
 	fs_bad "Bad value for 'remoteports'" vers=3 proto=tcp remoteports=

@@ -51,7 +51,8 @@ main() {
 		if [ "$DETECTED" -le "$DETECT_CS" ]; then
 			log "ok: the black hole was detected within $(secs $DETECT_CS) s"
 		else
-			fail_later "the black hole took $(secs "$DETECTED") s to detect, more than $(secs $DETECT_CS) s"
+			fail_later "the black hole took $(secs "$DETECTED") s to detect," \
+				"more than $(secs $DETECT_CS) s"
 		fi
 	else
 		dump_paths
@@ -64,7 +65,8 @@ main() {
 	if share_below "$cif" 2; then
 		log "ok: the black-holed path's NIC $cif carried almost nothing"
 	else
-		fail_later "$cif carried $(share_of "$cif") % of $(window_mib) MiB while its path was down"
+		fail_later "$cif carried $(share_of "$cif") % of $(window_mib) MiB" \
+			"while its path was down"
 	fi
 
 	trace_mark "black hole off $sif"
@@ -74,7 +76,8 @@ main() {
 		if [ "$WAITED" -le "$REJOIN_CS" ]; then
 			log "ok: rejoined within $(secs $REJOIN_CS) s"
 		else
-			fail_later "the rejoin took $(secs "$WAITED") s, more than $(secs $REJOIN_CS) s"
+			fail_later "the rejoin took $(secs "$WAITED") s," \
+				"more than $(secs $REJOIN_CS) s"
 		fi
 	else
 		dump_paths
@@ -85,7 +88,8 @@ main() {
 	if share_at_least "$cif" 10; then
 		log "ok: after the rejoin $cif carried I/O again"
 	else
-		fail_later "after the rejoin $cif carried only $(share_of "$cif") % of $(window_mib) MiB"
+		fail_later "after the rejoin $cif carried only" \
+			"$(share_of "$cif") % of $(window_mib) MiB"
 	fi
 
 	load_stop

@@ -72,13 +72,15 @@ carrier_case() {
 			# in which $cif still received data.
 			start=$t0
 			[ "$LAST_RX" -gt "$start" ] && start=$LAST_RX
-			log "$cif last received data $(secs $((LAST_RX - t0))) s after the command began"
+			log "$cif last received data $(secs $((LAST_RX - t0))) s" \
+				"after the command began"
 			detect_report "the path to $addr, from then" "$start"
 		fi
 		if [ "$DETECTED" -le "$DETECT_CS" ]; then
 			log "ok: $side carrier loss detected within $(secs $DETECT_CS) s"
 		else
-			fail_later "$side carrier loss ($how) took $(secs "$DETECTED") s to detect, more than $(secs $DETECT_CS) s"
+			fail_later "$side carrier loss ($how) took $(secs "$DETECTED") s" \
+				"to detect, more than $(secs $DETECT_CS) s"
 		fi
 	else
 		dump_paths
@@ -91,7 +93,8 @@ carrier_case() {
 	if share_below "$cif" 2; then
 		log "ok: the dead path's NIC $cif carried almost nothing"
 	else
-		fail_later "$cif carried $(share_of "$cif") % of $(window_mib) MiB while its path was down"
+		fail_later "$cif carried $(share_of "$cif") % of $(window_mib) MiB" \
+			"while its path was down"
 	fi
 
 	t0=$(now_cs)
@@ -104,7 +107,8 @@ carrier_case() {
 		if [ "$WAITED" -le "$REJOIN_CS" ]; then
 			log "ok: rejoined within $(secs $REJOIN_CS) s"
 		else
-			fail_later "the rejoin ($side, $how) took $(secs "$WAITED") s, more than $(secs $REJOIN_CS) s"
+			fail_later "the rejoin ($side, $how) took $(secs "$WAITED") s," \
+				"more than $(secs $REJOIN_CS) s"
 		fi
 	else
 		dump_paths
@@ -115,7 +119,8 @@ carrier_case() {
 	if share_at_least "$cif" 10; then
 		log "ok: after the rejoin $cif carried I/O again"
 	else
-		fail_later "after the rejoin $cif carried only $(share_of "$cif") % of $(window_mib) MiB"
+		fail_later "after the rejoin $cif carried only" \
+			"$(share_of "$cif") % of $(window_mib) MiB"
 	fi
 }
 
@@ -168,7 +173,8 @@ main() {
 	defer restore_links
 	if command -v testbed-link >/dev/null; then
 		HOWS="ip cable"
-		defer "for i in $CLIENT_IFS; do testbed-link client \$i up; testbed-link server \$i up; done"
+		defer "for i in $CLIENT_IFS; do testbed-link client \$i up;" \
+			"testbed-link server \$i up; done"
 	else
 		log "no testbed-link here: no pulled cables"
 	fi

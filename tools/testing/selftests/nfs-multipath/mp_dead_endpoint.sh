@@ -65,7 +65,8 @@ log "the path to $DEAD came back $(secs "$WAITED") s after on-server brought" \
     "$DEAD_IF up ($(secs $((t1 - t0 + WAITED))) s after on-server began)"
 mountstats_endpoints | sed 's/^\t*/client /'
 [ "$WAITED" -le "$REJOIN_CS" ] ||
-	fail "the path to $DEAD took $(secs "$WAITED") s to come back, more than $(secs $REJOIN_CS) s"
+	fail "the path to $DEAD took $(secs "$WAITED") s to come back," \
+		"more than $(secs $REJOIN_CS) s"
 path_online "$DEAD" ||
 	fail "the path to $DEAD is up but its transport is $(xprt_state "$DEAD")"
 log "ok: the path to $DEAD is online again within $(secs $REJOIN_CS) s"

@@ -67,7 +67,8 @@ flap_one() {
 		what="path to $(word_at "$k" "$SERVER_ADDRS")"
 	fi
 	trace_mark "flap $n: $side $ifc down"
-	log "flap $n: +$(secs $((t0 - T0))) s $side $ifc down for $(secs $((d * 10))) s ($what) [$(path_summary)]"
+	log "flap $n: +$(secs $((t0 - T0))) s $side $ifc down for $(secs $((d * 10))) s" \
+		"($what) [$(path_summary)]"
 	if [ "$side" = client ]; then
 		client_link_down "$ifc" || log "flap $n: cannot take $ifc down"
 		sleep "$(secs $((d * 10)))"

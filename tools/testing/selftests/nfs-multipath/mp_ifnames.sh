@@ -49,6 +49,7 @@ a1=$(echo $CLIENT_ADDRS | cut -d' ' -f2)
 a3=$(echo $CLIENT_ADDRS | cut -d' ' -f4)
 [ "$(ifname_of "$a1")" = "$if1" ] || fail "$a1 is not on $if1"
 
-try_localports rdma "$if0~$if1~$if2~$if3" "$(echo $CLIENT_ADDRS | awk '{ print $1 "-" $NF }')" $CLIENT_ADDRS
+try_localports rdma "$if0~$if1~$if2~$if3" \
+	"$(echo $CLIENT_ADDRS | awk '{ print $1 "-" $NF }')" $CLIENT_ADDRS
 try_localports tcp "$if3~$a0" "$a0~$a3" "$a0" "$a3"
 try_localports rdma "$a1~$if3" "$a1~$a3" "$a1" "$a3"

@@ -67,5 +67,7 @@ run() {
 	nfs_umount
 }
 
-run rdma "vers=3,proto=rdma6,port=$RDMA_PORT,nconnect=4,remoteports=$RANGE6,localports=$(echo $CLIENT_ADDRS6 | tr ' ' '~')"
-run tcp "vers=3,proto=tcp6,nconnect=4,remoteports=$RANGE6,localports=$(echo $CLIENT_IFS | tr ' ' '~')"
+RDMA6="vers=3,proto=rdma6,port=$RDMA_PORT,nconnect=4,remoteports=$RANGE6"
+TCP6="vers=3,proto=tcp6,nconnect=4,remoteports=$RANGE6"
+run rdma "$RDMA6,localports=$(echo $CLIENT_ADDRS6 | tr ' ' '~')"
+run tcp "$TCP6,localports=$(echo $CLIENT_IFS | tr ' ' '~')"

@@ -26,7 +26,8 @@ black_hole() {
 
 	for a in $DATA_ADDRS; do
 		if [ "$1" = on ]; then
-			cmds="$cmds /usr/sbin/tc qdisc replace dev $(server_if "$a") root netem loss 100% &&"
+			cmds="$cmds /usr/sbin/tc qdisc replace dev $(server_if "$a")"
+			cmds="$cmds root netem loss 100% &&"
 		else
 			cmds="$cmds /usr/sbin/tc qdisc del dev $(server_if "$a") root 2>/dev/null;"
 		fi
@@ -89,7 +90,8 @@ kill_umount() {
 	pid=$!
 	sleep 0.3
 	kill -KILL "$pid" 2>/dev/null || true
-	run_wait_pid "$pid" 60 || { kernel_stacks; fail "a killed umount is still there after 60 s"; }
+	run_wait_pid "$pid" 60 ||
+		{ kernel_stacks; fail "a killed umount is still there after 60 s"; }
 	wait "$pid" 2>/dev/null || true
 	black_hole off
 	if grep -q " $MNT " /proc/mounts; then

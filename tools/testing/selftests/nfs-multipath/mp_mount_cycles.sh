@@ -158,7 +158,8 @@ one_cycle() {
 }
 
 nfs_modules_left() {
-	awk '$1 ~ /^(sunrpc|nfs|nfsv3|nfsv4|lockd|rpcrdma|grace|nfs_acl)$/ { print $1 }' /proc/modules
+	awk '$1 ~ /^(sunrpc|nfs|nfsv3|nfsv4|lockd|rpcrdma|grace|nfs_acl)$/ { print $1 }' \
+		/proc/modules
 }
 
 # nfs_modules_gone: unload what is left; true once nothing is

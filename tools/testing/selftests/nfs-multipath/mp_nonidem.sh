@@ -56,9 +56,15 @@ worker() {
 # write create mkdir symlink mknod remove rmdir rename link ...)
 proc3_counts() {
 	echo "$1" | awk '$1 == "proc3" {
-		split("null getattr setattr lookup access readlink read write create mkdir symlink mknod remove rmdir rename link", n, " ")
+		names = "null getattr setattr lookup access readlink read write"
+		split(names " create mkdir symlink mknod remove rmdir rename link", n, " ")
 		for (i = 1; i <= 16; i++) print n[i], $(i + 2)
 	}'
+}
+
+# proc_count COUNTS PROC: the count of PROC in proc3_counts' output COUNTS
+proc_count() {
+	echo "$1" | awk -v p="$2" '$1 == p { print $2 }'
 }
 
 client_counts() {
@@ -96,7 +102,7 @@ flapper() {
 }
 
 main() {
-	local tr c0 s0 c1 s1 w pids="" fpid rc=0 p cd sd moved sent_moves caught kept t
+	local tr c0 s0 c1 s1 w pids="" fpid rc=0 p cd sd moved sent_moves caught kept t re
 
 	boost_priority
 	server_ctl_priority
@@ -132,23 +138,32 @@ main() {
 	touch "$STOP"
 	log "flapped $(cat "$FLAPPED") times in $t s"
 	[ "$(cat "$FLAPPED")" -ge "$FLAPS" ] ||
-		fail "only $(cat "$FLAPPED") flaps in $SECS_MAX s, not $FLAPS: too few to test anything"
+		fail "only $(cat "$FLAPPED") flaps in $SECS_MAX s, not $FLAPS:" \
+			"too few to test anything"
 	for p in $pids; do
-		run_wait_pid "$p" 120 || { hang_evidence; fail "a worker did not end 120 s after the flapping"; }
+		run_wait_pid "$p" 120 ||
+			{ hang_evidence; fail "a worker did not end 120 s after the flapping"; }
 		wait "$p" || rc=1
 	done
 	wait "$fpid" || true
 	restore_links
-	wait_for 30 all_paths_up || { dump_paths; fail "not every path is up 30 s after the flapping"; }
+	wait_for 30 all_paths_up ||
+		{ dump_paths; fail "not every path is up 30 s after the flapping"; }
 	cat /tmp/nfsmp-w*.log /tmp/nfsmp-flap.log
 	[ "$rc" = 0 ] || fail "a sequence met an error that only a request executed twice can give"
 	log "ok: every sequence ended without an error"
 
 	moved=$(paths_sum 15)
-	sent_moves=$(grep -cE ' (CREATE|MKDIR|REMOVE|RMDIR|RENAME|SETATTR|SYMLINK|MKNOD|LINK) from .* after it was sent' "$tr/trace" || true)
-	kept=$(grep -cE ' (CREATE|MKDIR|REMOVE|RMDIR|RENAME) stays on .*: sent [1-9][0-9]* times' "$tr/trace" || true)
-	log "requests moved: $moved; of them non-idempotent: $(grep -cE ' (CREATE|MKDIR|REMOVE|RMDIR|RENAME) from ' "$tr/trace" || true)," \
-	    "after they were sent: $sent_moves; looks that kept a dead path's connection for a sent non-idempotent one: $kept"
+	re=' (CREATE|MKDIR|REMOVE|RMDIR|RENAME|SETATTR|SYMLINK|MKNOD|LINK)'
+	re="$re from .* after it was sent"
+	sent_moves=$(grep -cE "$re" "$tr/trace" || true)
+	kept=$(grep -cE ' (CREATE|MKDIR|REMOVE|RMDIR|RENAME) stays on .*: sent [1-9][0-9]* times' \
+		"$tr/trace" || true)
+	log "requests moved: $moved;" \
+		"of them non-idempotent: $(grep -cE ' (CREATE|MKDIR|REMOVE|RMDIR|RENAME) from ' \
+			"$tr/trace" || true)," \
+		"after they were sent: $sent_moves;" \
+		"looks that kept a dead path's connection for a sent non-idempotent one: $kept"
 	# A request on a dead path either moved or, sent and
 	# non-idempotent, stayed: either way the flapping met one.
 	[ $((moved + kept)) -gt 0 ] ||
@@ -158,10 +173,11 @@ main() {
 
 	c1=$(client_counts)
 	s1=$(server_counts)
-	caught=$(grep -cE ' (CREATE|MKDIR|REMOVE|RMDIR|RENAME) (from .*|stays on .*: sent [1-9][0-9]* times)$' "$tr/trace" || true)
+	re=' (CREATE|MKDIR|REMOVE|RMDIR|RENAME) (from .*|stays on .*: sent [1-9][0-9]* times)$'
+	caught=$(grep -cE "$re" "$tr/trace" || true)
 	for p in $PROCS; do
-		cd=$(($(echo "$c1" | awk -v p="$p" '$1 == p { print $2 }') - $(echo "$c0" | awk -v p="$p" '$1 == p { print $2 }')))
-		sd=$(($(echo "$s1" | awk -v p="$p" '$1 == p { print $2 }') - $(echo "$s0" | awk -v p="$p" '$1 == p { print $2 }')))
+		cd=$(($(proc_count "$c1" "$p") - $(proc_count "$c0" "$p")))
+		sd=$(($(proc_count "$s1" "$p") - $(proc_count "$s0" "$p")))
 		log "$p: client called $cd, server received $sd"
 		[ "$sd" -ge "$cd" ] || fail "the server counted fewer ${p}s than the client called"
 		[ "$cd" -gt 0 ] || fail "the client made no $p calls"
@@ -170,8 +186,10 @@ main() {
 	# Moved before they were sent, or sent again on their own path
 	[ "$caught" -gt 0 ] ||
 		fail "no non-idempotent request met a failure: the flapping tested nothing"
-	log "ok: $caught non-idempotent requests met a failure (moved unsent, kept, or sent again on their path), none was sent twice elsewhere"
-	log "server reply cache: $(on-server cat /proc/net/rpc/nfsd | awk '$1 == "rc" { print "hits", $2, "misses", $3, "nocache", $4 }')"
+	log "ok: $caught non-idempotent requests met a failure" \
+		"(moved unsent, kept, or sent again on their path), none was sent twice elsewhere"
+	log "server reply cache: $(on-server cat /proc/net/rpc/nfsd |
+		awk '$1 == "rc" { print "hits", $2, "misses", $3, "nocache", $4 }')"
 }
 
 main

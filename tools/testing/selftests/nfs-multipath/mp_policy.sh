@@ -60,7 +60,8 @@ transfer() {
 	two_streams "$MNT/policy" "$back" "$bs" || fail "read failed"
 	[ "$(sha "$src")" = "$(sha "$back")" ] || fail "$1: data read back differs"
 	SHARES=$(nic_shares "$before" "$(nic_counters)")
-	log "$1: $((2 * MIB)) MiB moved in $bs-byte requests in $(awk -v t="$t0" '{ printf "%.1f", $1 - t }' /proc/uptime) s"
+	log "$1: $((2 * MIB)) MiB moved in $bs-byte requests in" \
+		"$(awk -v t="$t0" '{ printf "%.1f", $1 - t }' /proc/uptime) s"
 	echo "$SHARES" | sed "s/^/$1 nic share: /; s/\$/ %/"
 	show_endpoints "$1 "
 	# Slow is not dead: a path that keeps answering must stay up.

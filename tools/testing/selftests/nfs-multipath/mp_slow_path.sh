@@ -100,7 +100,8 @@ main() {
 	log "paths from $laddr: $downs downs, $moved requests moved away"
 	[ "$moved" -gt 0 ] || fail_later "no request moved off the slow path"
 	[ "$bad" = 0 ] || fail_later "the slow path rejoined $bad times while it was slow"
-	[ "$rejoined" = 1 ] || fail_later "the paths from $laddr did not rejoin within $(secs $REJOIN_CS) s"
+	[ "$rejoined" = 1 ] ||
+		fail_later "the paths from $laddr did not rejoin within $(secs $REJOIN_CS) s"
 	log "largest fio latency: $FIO_MAX_MS ms (limit $MAX_LAT_MS ms)"
 	[ "$FIO_MAX_MS" -le "$MAX_LAT_MS" ] ||
 		fail_later "a request waited $FIO_MAX_MS ms, more than $MAX_LAT_MS ms"

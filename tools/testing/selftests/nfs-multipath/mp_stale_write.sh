@@ -143,8 +143,10 @@ stale_cycle() {
 	held=$(($(now_cs) - held))
 	log "netem held the path's packets for $(secs "$held") s"
 	[ $((held * 10)) -lt "$DELAY_MS" ] ||
-		fail "netem held the packets for no less than its ${DELAY_MS} ms delay and may have released some: raise STALE_DELAY_MS"
-	wait_path "$addr" up 30 || { dump_paths; fail "the path to $addr is not up 30 s after netem went"; }
+		fail "netem held the packets for no less than its ${DELAY_MS} ms delay" \
+			"and may have released some: raise STALE_DELAY_MS"
+	wait_path "$addr" up 30 ||
+		{ dump_paths; fail "the path to $addr is not up 30 s after netem went"; }
 	log "up again after $(secs "$WAITED") s; quiet for $QUIESCE s"
 	sleep "$QUIESCE"
 	show_endpoints

@@ -50,7 +50,8 @@ flip_busy() {
 			[ "$x" != "$1" ] || continue
 			for s in offline online; do
 				write_state "$x" "$s" 5 ||
-					fail "writing $s to ${x##*/}/xprt_state did not return within 5 s (write $n)"
+					fail "writing $s to ${x##*/}/xprt_state" \
+						"did not return within 5 s (write $n)"
 				n=$((n + 1))
 			done
 		done
@@ -79,7 +80,8 @@ flip_reconnecting() {
 	for i in $(seq 10); do
 		for s in offline online; do
 			write_state "$x" "$s" 10 ||
-				fail "writing $s to ${x##*/}/xprt_state did not return within 10 s (round $i)"
+				fail "writing $s to ${x##*/}/xprt_state" \
+					"did not return within 10 s (round $i)"
 		done
 		sleep 0.5
 	done
@@ -135,7 +137,8 @@ main() {
 	log "--- online"
 	echo online >"$x/xprt_state" || fail "cannot write online to ${x##*/}"
 	wait_for 5 path_online "$addr" ||
-		fail "the path to $addr is '$(xprt_state "$addr")', path '$(path_state "$addr")' after online"
+		fail "the path to $addr is '$(xprt_state "$addr")'," \
+			"path '$(path_state "$addr")' after online"
 	log "ok: online and up: $(xprt_state "$addr"), path $(path_state "$addr")"
 	window_shares 3
 	share_at_least "$cif" 10 ||

@@ -31,7 +31,8 @@ remove_one() {
 	if wait_for_cs $GONE_CS test ! -d "$XDIR"; then
 		log "ok: ${XDIR##*/} went away $(secs "$WAITED") s after remove"
 	else
-		log "still there: $(cat "$XDIR/xprt_state" 2>/dev/null) $(cat "$XDIR/xprt_info" 2>/dev/null | tr '\n' ' ')"
+		log "still there: $(cat "$XDIR/xprt_state" 2>/dev/null)" \
+			"$(cat "$XDIR/xprt_info" 2>/dev/null | tr '\n' ' ')"
 		fail "${XDIR##*/} is still in sysfs $(secs $GONE_CS) s after remove"
 	fi
 }
@@ -68,7 +69,8 @@ one_case() {
 	[ "$after" -lt "$before" ] || fail "the server still holds $after $proto connections"
 	if [ "$name" = multipath ]; then
 		[ "$(mountstats_endpoints | wc -l)" = $((n - 1)) ] ||
-			fail "mountstats still shows $(mountstats_endpoints | wc -l) endpoint: lines"
+			fail "mountstats still shows $(mountstats_endpoints | wc -l)" \
+				"endpoint: lines"
 		log "ok: $((n - 1)) endpoint: lines left"
 		sleep 3
 		[ ! -d "$XDIR" ] || fail "the removed transport came back"
@@ -80,7 +82,8 @@ one_case() {
 main() {
 	on-server "cat /proc/fs/nfsd/versions" | grep -q '+4.1' ||
 		fail "the server does not serve NFSv4.1"
-	one_case multipath "$MP_RDMA,nconnect=4,remoteports=$SERVER_RANGE,localports=$CLIENT_LIST" rdma 4
+	one_case multipath \
+		"$MP_RDMA,nconnect=4,remoteports=$SERVER_RANGE,localports=$CLIENT_LIST" rdma 4
 	one_case v4.1 "vers=4.1,proto=tcp,nconnect=4" tcp 4
 }
 

@@ -28,7 +28,9 @@ ALL_TESTS=$(sed -n '/^TEST_PROGS :=/,/^$/s/^[[:space:]]*\([a-z0-9_]*\.sh\).*/\1/
 
 # What the kernel says when something is wrong: lib.sh's KERNEL_TROUBLE
 # (lib.sh itself is for the tests, and needs the testbed's environment)
-TROUBLE=$(sed -n "s/^KERNEL_TROUBLE='\(.*\)'$/\1/p" "$DIR/lib.sh")
+KERNEL_TROUBLE=
+eval "$(grep '^KERNEL_TROUBLE' "$DIR/lib.sh")"
+TROUBLE=$KERNEL_TROUBLE
 [ -n "$TROUBLE" ] || { echo "run_tests.sh: no KERNEL_TROUBLE in lib.sh" >&2; exit 2; }
 
 kernel_trouble() {
@@ -172,7 +174,8 @@ run_one() {
 	if [ -n "$trouble" ]; then
 		echo "$trouble" | sed 's/^/# dmesg: /'
 		if eflags=$(impossible_eflags "$(dmesg | tail -n +"$start")"); then
-			echo "# EMULATOR FAULT: a trace with EFLAGS $eflags, which no x86-64 CPU can hold"
+			echo "# EMULATOR FAULT: a trace with EFLAGS $eflags," \
+				"which no x86-64 CPU can hold"
 			return 123
 		fi
 		rc=1
