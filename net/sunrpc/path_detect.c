@@ -19,6 +19,7 @@
  */
 
 #include <linux/inetdevice.h>
+#include <linux/lockdep.h>
 #include <linux/moduleparam.h>
 #include <linux/netdevice.h>
 #include <net/ipv6_stubs.h>
@@ -82,6 +83,15 @@ module_param_cb(path_heartbeat, &rpc_path_heartbeat_ops, &rpc_path_heartbeat,
 MODULE_PARM_DESC(path_heartbeat,
 		 "Seconds between pings of an idle path, 0 for none, at most 3600 (default 5)");
 
+/* The back-off between probes of a dead path, seconds: 1, then 2.  The
+ * longest keeps a rejoin after a server-side outage under five seconds.
+ */
+#define RPC_PATH_PROBE_MIN_DELAY	1
+#define RPC_PATH_PROBE_MAX_DELAY	2
+
+/* The gap a path starts with, and the largest one it learns, in us */
+#define RPC_PATH_GAP_MAX	(10 * USEC_PER_SEC)
+
 /* What learning may shorten the two waits to, in fifths of path_timeout:
  * 100 and 300 ms by default
  */
@@ -101,6 +111,22 @@ MODULE_PARM_DESC(path_heartbeat,
  * went by without one, and has as many to answer
  */
 #define RPC_PATH_GAPS		4
+
+/* A new path: its carrier is taken to be there, and it starts from the
+ * longest gap between replies.  The monitor probes a dead path every
+ * RPC_PATH_PROBE_MAX_DELAY at most: the transport's own reconnect
+ * back-off must not hold the transport locked for longer than that.
+ */
+void rpc_path_detect_init(struct rpc_path *p)
+{
+	struct rpc_xprt *xprt = p->xprt;
+
+	p->carrier = true;
+	p->gap = RPC_PATH_GAP_MAX;
+	if (xprt->ops->set_connect_timeout)
+		xprt->ops->set_connect_timeout(xprt, xprt->connect_timeout,
+				RPC_PATH_PROBE_MAX_DELAY * HZ);
+}
 
 /* The next probe of a dead path: the back-off after @from, which is when
  * the path went down or when the last probe started.  Probes start that
@@ -334,8 +360,8 @@ static void rpc_path_check_down(struct rpc_path *p, unsigned long now,
 		return;
 	/* The monitor paces reconnects of a dead path, not the transport */
 	WRITE_ONCE(p->xprt->reestablish_timeout, 0);
-	rpc_xprt_health_set(p->xprt, RPC_PATH_PROBING, carrier_back ?
-			   "carrier back" : "probe");
+	rpc_xprt_health_set(p->xprt, RPC_PATH_PROBING,
+			    carrier_back ? "carrier back" : "probe");
 	rpc_path_ping(p);
 }
 
@@ -363,7 +389,7 @@ static void rpc_path_probe_result(struct rpc_path *p, int status,
 	rpc_xprt_health_set(p->xprt, RPC_PATH_DOWN, why);
 	rpc_path_backoff(p, false, p->ping_sent);
 	/* The probe may have connected it: break that connection too */
-	p->fenced = false;
+	rpc_path_refence(p);
 }
 
 /* The answer to a ping that ended */
@@ -412,6 +438,7 @@ void rpc_path_sample(struct rpc_path *p, unsigned long now)
 /* One look at a path that is still there: true while it needs fast ticks */
 bool rpc_path_check(struct rpc_path *p, unsigned long now)
 {
+	lockdep_assert_held(&p->mon->lock);
 	if (rpc_path_ping_ended(p))
 		rpc_path_ping_result(p);
 	if (rpc_path_state(p) == RPC_PATH_UP)

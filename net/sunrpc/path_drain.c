@@ -11,6 +11,8 @@
  * hard mount, until a path answers.
  */
 
+#include <linux/lockdep.h>
+
 #include <linux/sunrpc/clnt.h>
 #include <linux/sunrpc/sched.h>
 #include <linux/sunrpc/xprt.h>
@@ -103,6 +105,7 @@ static bool rpc_path_another_up(struct rpc_path_monitor *mon,
  */
 void rpc_path_drain(struct rpc_path *p)
 {
+	lockdep_assert_held(&p->mon->lock);
 	if (!p->xprt || rpc_path_state(p) == RPC_PATH_UP)
 		return;
 	if (rpc_path_online(p)) {
@@ -115,6 +118,20 @@ void rpc_path_drain(struct rpc_path *p)
 	rpc_path_kick(p);
 	if (!p->fenced)
 		p->fenced = rpc_path_fence(p);
+}
+
+/* A new path: nothing was sent on it before it answered once */
+void rpc_path_drain_init(struct rpc_path *p)
+{
+	p->fenced = true;
+}
+
+/* The connection of a path that is down may have come back (a probe
+ * connected it): the next drain breaks it again
+ */
+void rpc_path_refence(struct rpc_path *p)
+{
+	p->fenced = false;
 }
 
 /* A path that came up goes back online, and the paths that stayed online

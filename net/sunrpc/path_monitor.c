@@ -6,8 +6,8 @@
  * bound to one local endpoint.  One monitor per client watches them: at
  * creation every path gets a NULL call at once (path_ping.c), and the
  * client is usable as soon as one answered; from then on a work item on
- * xprtiod looks at every path, every tick while paths are busy or down
- * and every second otherwise, judges it (path_detect.c), and takes the
+ * xprtiod looks at every path, every 100 ms while paths are busy or
+ * down and every second otherwise, judges it (path_detect.c), and takes the
  * paths that are down out of use (path_drain.c).
  */
 
@@ -136,20 +136,24 @@ static int rpc_path_collect(struct rpc_clnt *clnt, struct rpc_xprt *xprt,
 	mon->n++;
 	p->mon = mon;
 	p->xprt = xprt_get(xprt);
-	p->carrier = true;
-	/* Nothing was sent on it before it answered once */
-	p->fenced = true;
-	p->gap = RPC_PATH_GAP_MAX;
-	/* The monitor probes a dead path every RPC_PATH_PROBE_MAX_DELAY at
-	 * most: the transport's own reconnect back-off must not hold the
-	 * transport locked for longer than that.
-	 */
-	if (xprt->ops->set_connect_timeout)
-		xprt->ops->set_connect_timeout(xprt, xprt->connect_timeout,
-				RPC_PATH_PROBE_MAX_DELAY * HZ);
+	rpc_path_detect_init(p);
+	rpc_path_drain_init(p);
 	if (args.srcaddr)
 		memcpy(&p->src, args.srcaddr, sizeof(p->src));
 	return 0;
+}
+
+/* An answer that is not about the path: the server itself refused */
+static bool rpc_path_status_fatal(int status)
+{
+	switch (status) {
+	case -EPROTONOSUPPORT:
+	case -EPFNOSUPPORT:
+	case -EACCES:
+	case -ENOMEM:
+		return true;
+	}
+	return false;
 }
 
 /* Creation is over once a path answered, or every ping ended */
@@ -249,7 +253,8 @@ int rpc_path_monitor_start(struct rpc_clnt *clnt,
 	mutex_lock(&mon->lock);
 	for (i = 0; i < mon->n; i++) {
 		mon->paths[i].heard = jiffies;
-		rpc_xprt_health_set(mon->paths[i].xprt, RPC_PATH_PROBING, "created");
+		rpc_xprt_health_set(mon->paths[i].xprt, RPC_PATH_PROBING,
+				    "created");
 		rpc_path_ping(&mon->paths[i]);
 	}
 	mutex_unlock(&mon->lock);

@@ -6,6 +6,10 @@
  * calls, path_detect.c the judgement of each path, path_drain.c taking a
  * path out of use and back, xprt_health.c the state that sysfs and the
  * endpoint lines show.
+ *
+ * Everything here runs with mon->lock held, but rpc_path_ping_done(), the
+ * ping's callback, which writes only ping_status and then ping_done (with
+ * release semantics, read with acquire by rpc_path_ping_ended()).
  */
 #ifndef _NET_SUNRPC_PATH_MONITOR_H
 #define _NET_SUNRPC_PATH_MONITOR_H
@@ -18,15 +22,6 @@
 #include <linux/workqueue.h>
 
 #include <linux/sunrpc/xprt.h>
-
-/* The back-off between probes of a dead path, seconds: 1, then 2.  The
- * longest keeps a rejoin after a server-side outage under five seconds.
- */
-#define RPC_PATH_PROBE_MIN_DELAY	1
-#define RPC_PATH_PROBE_MAX_DELAY	2
-
-/* The gap a path starts with, and the largest one it learns, in us */
-#define RPC_PATH_GAP_MAX	(10 * USEC_PER_SEC)
 
 struct rpc_clnt;
 struct rpc_path_monitor;
@@ -89,15 +84,17 @@ void rpc_path_ping(struct rpc_path *p);
 bool rpc_path_ping_ended(const struct rpc_path *p);
 void rpc_path_ping_cancel(struct rpc_path *p);
 int rpc_path_ping_reap(struct rpc_path *p);
-bool rpc_path_status_fatal(int status);
 
 /* path_detect.c */
+void rpc_path_detect_init(struct rpc_path *p);
 void rpc_path_sample(struct rpc_path *p, unsigned long now);
 bool rpc_path_check(struct rpc_path *p, unsigned long now);
 void rpc_path_up(struct rpc_path *p, const char *why);
 void rpc_path_down(struct rpc_path *p, const char *why);
 
 /* path_drain.c */
+void rpc_path_drain_init(struct rpc_path *p);
+void rpc_path_refence(struct rpc_path *p);
 bool rpc_path_online(const struct rpc_path *p);
 void rpc_path_drain(struct rpc_path *p);
 void rpc_path_rejoin(struct rpc_path *p);

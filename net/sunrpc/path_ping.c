@@ -5,6 +5,8 @@
  * after the monitor was stopped, a killed mount among them, finds it.
  */
 
+#include <linux/lockdep.h>
+
 #include <linux/sunrpc/clnt.h>
 #include <linux/sunrpc/sched.h>
 
@@ -43,6 +45,7 @@ void rpc_path_ping(struct rpc_path *p)
 {
 	struct rpc_task *task;
 
+	lockdep_assert_held(&p->mon->lock);
 	p->pinging = true;
 	p->ping_done = false;
 	p->asked = false;
@@ -84,17 +87,4 @@ int rpc_path_ping_reap(struct rpc_path *p)
 	p->ping = NULL;
 	p->pinging = false;
 	return p->ping_status;
-}
-
-/* An answer that is not about the path: the server itself refused */
-bool rpc_path_status_fatal(int status)
-{
-	switch (status) {
-	case -EPROTONOSUPPORT:
-	case -EPFNOSUPPORT:
-	case -EACCES:
-	case -ENOMEM:
-		return true;
-	}
-	return false;
 }

@@ -606,6 +606,12 @@ client_link_up() {
 		"$(word_at "$k" "$CLIENT_ADDRS6")")"
 }
 
+# server_link_down IF (mp_carrier calls it, and server_link_up, as
+# server_link_$HOW)
+server_link_down() {
+	on-server "/usr/sbin/ip link set $1 down"
+}
+
 server_link_up() {
 	local k=${1#eth}
 
