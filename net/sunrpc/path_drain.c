@@ -41,10 +41,11 @@ bool rpc_path_online(const struct rpc_path *p)
 }
 
 /* Wake the requests that wait on @p for their turn to be sent, those
- * that wait for a slot, and, once its connection is gone, those that wait
- * for the connect: nothing on ->pending then waits for a reply.  They
- * start over on a path that is up, as far as rpc_task_move() lets them.
- * -EAGAIN, so that one that stays retries as it would have.
+ * that wait for a slot, those that wait out the delay after a failed
+ * connect, and, once its connection is gone, those that wait for the
+ * connect: nothing on ->pending then waits for a reply.  They start over
+ * on a path that is up, as far as rpc_task_move() lets them.  -EAGAIN,
+ * so that one that stays retries as it would have.
  */
 static void rpc_path_kick(struct rpc_path *p)
 {
@@ -54,6 +55,8 @@ static void rpc_path_kick(struct rpc_path *p)
 		rpc_wake_up_status(&xprt->sending, -EAGAIN);
 	if (READ_ONCE(xprt->backlog.qlen))
 		rpc_wake_up_status(&xprt->backlog, -EAGAIN);
+	if (READ_ONCE(xprt->delayed.qlen))
+		rpc_wake_up_status(&xprt->delayed, -EAGAIN);
 	if (!xprt_connected(xprt) && READ_ONCE(xprt->pending.qlen))
 		rpc_wake_up_status(&xprt->pending, -EAGAIN);
 }

@@ -56,7 +56,7 @@ crc32_generic crc32_pclmul rdma_rxe rdma_cm ib_core ib_uverbs rdma_ucm ib_cm iw_
 sch_tbf sch_netem sch_htb sch_prio sch_fq_codel sch_ingress cls_u32 cls_matchall
 cls_basic cls_flower act_mirred ifb
 sunrpc auth_rpcgss lockd grace nfs_acl nfs nfsv3 nfsv4 rpcrdma nfsd
-configfs loop
+configfs loop inet_diag tcp_diag
 "
 
 die() {

@@ -1,0 +1,111 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Requests that wait out a failed connect on a path that then goes down.
+# call_connect_status() makes a task whose connect failed (refused, no
+# route) wait 3 s before it tries again.  On a multipath mount the path
+# monitor declares such a path down within about a second; the requests
+# that wait there must then start over on another path at once, not when
+# their 3 s are over (seen in mp_failover over RDMA: a READ took 4.6 s).
+# Over TCP, under a fio load: the path to one server address loses its
+# route on the client (an unreachable route, so that every connect fails
+# at once with EHOSTUNREACH), and its connection is aborted (ss -K).
+# Proves: a task's connect did fail with EHOSTUNREACH (the trace saw it,
+# so the case happened), but tasks did not retry in a loop; the path is
+# declared down within 2 s; no request of the load waited more than 2 s,
+# no I/O error; the path rejoins within 5 s once the route is back.
+
+. ./lib.sh
+
+MAX_LAT_MS=2000		# as for the other failures
+DETECT_CS=200
+REJOIN_CS=500
+# Failed connects of tasks while the route is gone: each of the load's 16
+# requests in flight at most twice (it moves after the first, or the
+# path went down before it tried), and the probes of the dead path, 3 in
+# its 6 s down.  A task woken by every connect and disconnect retries in
+# a loop: thousands.
+REFUSED_MAX=40
+
+# route_tables: the routing tables the client looks up, main included
+route_tables() {
+	/usr/sbin/ip rule show | sed -n 's/.* lookup \([^ ]*\).*/\1/p' |
+		grep -vx -e local -e default | sort -u
+}
+
+# no_route ADDR add|del: an unreachable route to ADDR in every table
+no_route() {
+	local t
+
+	for t in $(route_tables); do
+		/usr/sbin/ip route "$2" unreachable "$1/32" table "$t" || return 1
+	done
+}
+
+main() {
+	local addr t0 refused
+
+	/sbin/modprobe tcp_diag || fail "no tcp_diag: ss -K cannot abort a socket"
+	nfs_mount "$MP_TCP,nconnect=4,remoteports=$SERVER_RANGE,localports=$CLIENT_LIST"
+	touch_all_xprts
+	check_fresh
+	show_endpoints
+	addr=$(word_at 0 "$SERVER_ADDRS")
+
+	trace_start "$MAX_LAT_MS"
+	[ -n "$TR" ] || fail "no rpc_path tracepoints: cannot tell the case happened"
+	# -113: EHOSTUNREACH, which the unreachable route gives a connect
+	echo 'status == -113' >"$TR/events/sunrpc/rpc_connect_status/filter"
+	defer "echo 0 >$TR/events/sunrpc/rpc_connect_status/filter"
+	trace_event sunrpc/rpc_connect_status
+	load_start 60
+	balanced_load || fail "before any failure not every client NIC carried I/O"
+
+	log "--- no route to $addr, and its connection aborted"
+	defer "no_route $addr del 2>/dev/null || true"
+	no_route "$addr" add || fail "cannot add an unreachable route to $addr"
+	t0=$(now_cs)
+	trace_mark "abort the connection to $addr"
+	ss -K dst "$addr" dport = :2049 >/dev/null ||
+		fail "ss -K could not abort the connection to $addr"
+	if wait_path "$addr" down 15; then
+		log "the path to $addr was down $(secs "$WAITED") s after the abort"
+		[ "$WAITED" -le "$DETECT_CS" ] ||
+			fail_later "detection took $(secs "$WAITED") s, more than $(secs $DETECT_CS) s"
+	else
+		dump_paths
+		fail_later "the path to $addr is not down 15 s after its connection was aborted"
+	fi
+	# Longer than the delay: a task still in it would finish it now
+	sleep 4
+	show_endpoints
+	refused=$(grep -c 'rpc_connect_status:' "$TR/trace" || true)
+	log "trace: $refused connects of tasks failed with EHOSTUNREACH"
+	[ "$refused" -gt 0 ] ||
+		fail_later "no task's connect failed: the case did not happen"
+	[ "$refused" -le "$REFUSED_MAX" ] ||
+		fail_later "$refused failed connects, more than $REFUSED_MAX: tasks retry in a loop"
+
+	no_route "$addr" del || fail "cannot remove the unreachable route to $addr"
+	if wait_path "$addr" up 30; then
+		log "the path to $addr was up again $(secs "$WAITED") s after the route came back"
+		[ "$WAITED" -le "$REJOIN_CS" ] ||
+			fail_later "the rejoin took $(secs "$WAITED") s, more than $(secs $REJOIN_CS) s"
+	else
+		dump_paths
+		fail_later "the path to $addr is not up 30 s after its route came back"
+	fi
+
+	load_stop
+	log "largest fio latency: $FIO_MAX_MS ms (limit $MAX_LAT_MS ms)"
+	if [ "$FIO_MAX_MS" -le "$MAX_LAT_MS" ]; then
+		log "ok: no request waited more than $MAX_LAT_MS ms"
+	else
+		fail_later "a request waited $FIO_MAX_MS ms, more than $MAX_LAT_MS ms"
+		trace_show
+	fi
+	nfs_umount
+	fail_if_any
+}
+
+main
