@@ -112,10 +112,18 @@ MODULE_PARM_DESC(path_heartbeat,
  */
 #define RPC_PATH_GAPS		4
 
-/* A new path: its carrier is taken to be there, and it starts from the
- * longest gap between replies.  The monitor probes a dead path every
- * RPC_PATH_PROBE_MAX_DELAY at most: the transport's own reconnect
- * back-off must not hold the transport locked for longer than that.
+/* A path that was busy at a look in this time keeps the ticks fast.  A
+ * load with pauses (a capped rate, bursts) leaves a path idle at some
+ * looks; a slow tick then would let the next request go out on a dead
+ * path unseen for up to a second.
+ */
+#define RPC_PATH_BUSY_LINGER	(2 * HZ)
+
+/* A new path: its carrier is taken to be there, it starts from the
+ * longest gap between replies, and with fast ticks.  The monitor probes a
+ * dead path every RPC_PATH_PROBE_MAX_DELAY at most: the transport's own
+ * reconnect back-off must not hold the transport locked for longer than
+ * that.
  */
 void rpc_path_detect_init(struct rpc_path *p)
 {
@@ -123,6 +131,7 @@ void rpc_path_detect_init(struct rpc_path *p)
 
 	p->carrier = true;
 	p->gap = RPC_PATH_GAP_MAX;
+	p->busy_last = jiffies;
 	if (xprt->ops->set_connect_timeout)
 		xprt->ops->set_connect_timeout(xprt, xprt->connect_timeout,
 				RPC_PATH_PROBE_MAX_DELAY * HZ);
@@ -340,7 +349,7 @@ static bool rpc_path_check_up(struct rpc_path *p, unsigned long now)
 	if (rpc_path_heartbeat &&
 	    time_after(now, p->heard + rpc_path_heartbeat * HZ))
 		rpc_path_ping(p);
-	return busy;
+	return time_before(now, p->busy_last + RPC_PATH_BUSY_LINGER);
 }
 
 /* A path that is down or probing: time for a probe? */
@@ -432,6 +441,8 @@ void rpc_path_sample(struct rpc_path *p, unsigned long now)
 	}
 	if (busy && !p->busy)
 		p->busy_since = now;
+	if (busy)
+		p->busy_last = now;
 	p->busy = busy;
 }
 

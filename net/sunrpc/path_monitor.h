@@ -40,6 +40,7 @@ struct rpc_path {
 	unsigned long		heard;		/* jiffies of the last reply */
 	unsigned int		gap;		/* between replies, us, average */
 	unsigned long		busy_since;	/* jiffies */
+	unsigned long		busy_last;	/* jiffies of the last busy look */
 	bool			busy;		/* at the last look */
 	bool			asked;		/* peers pinged for this ping */
 	unsigned long		next_probe;	/* jiffies, while down */
