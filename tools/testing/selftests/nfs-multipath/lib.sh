@@ -951,6 +951,18 @@ load_stop() {
 	rm -f "$MNT/load.0.0"
 }
 
+# latency_check MS: after load_stop, fio's largest latency is at most MS;
+# if not, the trace tells the story.
+latency_check() {
+	log "largest fio latency: $FIO_MAX_MS ms (limit $1 ms)"
+	if [ "$FIO_MAX_MS" -le "$1" ]; then
+		log "ok: no request waited more than $1 ms"
+	else
+		fail_later "a request waited $FIO_MAX_MS ms, more than $1 ms"
+		trace_show
+	fi
+}
+
 # window_shares SECONDS: the client NIC shares over the next SECONDS, in
 # NIC_SHARES, and logged.
 window_shares() {

@@ -93,13 +93,7 @@ main() {
 	fi
 
 	load_stop
-	log "largest fio latency: $FIO_MAX_MS ms (limit $MAX_STALL_MS ms)"
-	if [ "$FIO_MAX_MS" -le "$MAX_STALL_MS" ]; then
-		log "ok: no request waited more than $MAX_STALL_MS ms"
-	else
-		fail_later "a request waited $FIO_MAX_MS ms, more than $MAX_STALL_MS ms"
-		trace_show
-	fi
+	latency_check "$MAX_STALL_MS"
 	fail_if_any
 }
 

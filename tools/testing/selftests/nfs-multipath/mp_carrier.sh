@@ -154,13 +154,7 @@ carrier_run() {
 		CASES=$((CASES + 1))
 	done
 	load_stop
-	log "largest fio latency: $FIO_MAX_MS ms (limit $MAX_LAT_MS ms)"
-	if [ "$FIO_MAX_MS" -le "$MAX_LAT_MS" ]; then
-		log "ok: no request waited more than $MAX_LAT_MS ms"
-	else
-		fail_later "a request waited $FIO_MAX_MS ms, more than $MAX_LAT_MS ms"
-		trace_show
-	fi
+	latency_check "$MAX_LAT_MS"
 	nfs_umount
 }
 

@@ -42,8 +42,22 @@ no_route() {
 	done
 }
 
+# path_within ADDR STATE SECS LIMIT_CS AFTER: the path to ADDR gets to
+# STATE (within SECS, or it is a failure), and within LIMIT_CS of AFTER
+path_within() {
+	if wait_path "$1" "$2" "$3"; then
+		log "the path to $1 was $2 $(secs "$WAITED") s after $5"
+		[ "$WAITED" -le "$4" ] ||
+			fail_later "the path to $1 was $2 only $(secs "$WAITED") s" \
+				"after $5, more than $(secs "$4") s"
+	else
+		dump_paths
+		fail_later "the path to $1 is not $2 $3 s after $5"
+	fi
+}
+
 main() {
-	local addr t0 refused
+	local addr refused
 
 	/sbin/modprobe tcp_diag || fail "no tcp_diag: ss -K cannot abort a socket"
 	nfs_mount "$MP_TCP,nconnect=4,remoteports=$SERVER_RANGE,localports=$CLIENT_LIST"
@@ -64,18 +78,10 @@ main() {
 	log "--- no route to $addr, and its connection aborted"
 	defer "no_route $addr del 2>/dev/null || true"
 	no_route "$addr" add || fail "cannot add an unreachable route to $addr"
-	t0=$(now_cs)
 	trace_mark "abort the connection to $addr"
 	ss -K dst "$addr" dport = :2049 >/dev/null ||
 		fail "ss -K could not abort the connection to $addr"
-	if wait_path "$addr" down 15; then
-		log "the path to $addr was down $(secs "$WAITED") s after the abort"
-		[ "$WAITED" -le "$DETECT_CS" ] ||
-			fail_later "detection took $(secs "$WAITED") s, more than $(secs $DETECT_CS) s"
-	else
-		dump_paths
-		fail_later "the path to $addr is not down 15 s after its connection was aborted"
-	fi
+	path_within "$addr" down 15 "$DETECT_CS" "its connection was aborted"
 	# Longer than the delay: a task still in it would finish it now
 	sleep 4
 	show_endpoints
@@ -87,23 +93,10 @@ main() {
 		fail_later "$refused failed connects, more than $REFUSED_MAX: tasks retry in a loop"
 
 	no_route "$addr" del || fail "cannot remove the unreachable route to $addr"
-	if wait_path "$addr" up 30; then
-		log "the path to $addr was up again $(secs "$WAITED") s after the route came back"
-		[ "$WAITED" -le "$REJOIN_CS" ] ||
-			fail_later "the rejoin took $(secs "$WAITED") s, more than $(secs $REJOIN_CS) s"
-	else
-		dump_paths
-		fail_later "the path to $addr is not up 30 s after its route came back"
-	fi
+	path_within "$addr" up 30 "$REJOIN_CS" "its route came back"
 
 	load_stop
-	log "largest fio latency: $FIO_MAX_MS ms (limit $MAX_LAT_MS ms)"
-	if [ "$FIO_MAX_MS" -le "$MAX_LAT_MS" ]; then
-		log "ok: no request waited more than $MAX_LAT_MS ms"
-	else
-		fail_later "a request waited $FIO_MAX_MS ms, more than $MAX_LAT_MS ms"
-		trace_show
-	fi
+	latency_check "$MAX_LAT_MS"
 	nfs_umount
 	fail_if_any
 }
