@@ -37,6 +37,39 @@ MODDIRS="net/sunrpc fs/nfs_common fs/lockd fs/nfs fs/nfsd"
 # nothing.
 KBUILD_NODEBUG="CONFIG_DEBUG_INFO= CONFIG_DEBUG_INFO_BTF_MODULES="
 
+# The base's linux-source tarball (prepare-tree's TARBALL= may name another)
+TARBALL=${TARBALL:-/usr/src/linux-source-$KSERIES.tar.xz}
+
+# extract_source DIR [PATH...]: the tree of $TARBALL in DIR, or only PATHs
+# of it (paths inside the tree).  Done once: DIR keeps a stamp of the
+# tarball and the paths, and is made again when either changes.  Says so
+# on stderr when it extracts.
+extract_source() {
+	local dir=$1 stamp=$1/.extracted id top p paths=()
+
+	shift
+	[ -r "$TARBALL" ] || {
+		echo "${0##*/}: $TARBALL missing (run scripts/install-deps)" >&2
+		return 1
+	}
+	id="$(stat -c %s.%Y "$TARBALL") $(echo "$@" | md5sum | cut -c1-12)"
+	[ "$(cat "$stamp" 2>/dev/null)" = "$id" ] && return 0
+	echo "${0##*/}: extracting $TARBALL${1:+ (part)} in ${dir#"$TOP"/}" >&2
+	top=$(tar -tJf "$TARBALL" 2>/dev/null | head -n 1 | cut -d/ -f1) || true
+	[ -n "$top" ] || {
+		echo "${0##*/}: cannot read $TARBALL" >&2
+		return 1
+	}
+	for p in "$@"; do
+		paths+=("$top/$p")
+	done
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	tar -xJf "$TARBALL" -C "$dir" --strip-components=1 "${paths[@]}" ||
+		return 1
+	echo "$id" >"$stamp"
+}
+
 # replaced_modules DIR: the modules that the kernel whose modules are in DIR
 # (/lib/modules/<abi>) ships from MODDIRS, one name per line.  Built from
 # the same config, they are the set build-modules builds and the set DKMS
