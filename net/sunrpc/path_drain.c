@@ -45,7 +45,9 @@ bool rpc_path_online(const struct rpc_path *p)
  * connect, and, once its connection is gone, those that wait for the
  * connect: nothing on ->pending then waits for a reply.  They start over
  * on a path that is up, as far as rpc_task_move() lets them.  -EAGAIN,
- * so that one that stays retries as it would have.
+ * so that one that stays retries as it would have; one that stays after
+ * its connect delay tries to connect again at the next look, not 3 s
+ * later, and the transport's reconnect back-off still paces the connects.
  */
 static void rpc_path_kick(struct rpc_path *p)
 {
