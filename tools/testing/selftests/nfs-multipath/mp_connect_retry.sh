@@ -10,8 +10,9 @@
 # Over TCP, under a fio load: the path to one server address loses its
 # route on the client (an unreachable route, so that every connect fails
 # at once with EHOSTUNREACH), and its connection is aborted (ss -K).
-# Proves: a task's connect did fail with EHOSTUNREACH (the trace saw it,
-# so the case happened), but tasks did not retry in a loop; the path is
+# Proves: tasks' connects did fail with EHOSTUNREACH and tasks slept out
+# the delay on the transport (the trace saw both, so the case happened),
+# but tasks did not retry in a loop; the path is
 # declared down within 2 s; no request of the load waited more than 2 s,
 # no I/O error; the path rejoins within 5 s once the route is back.
 
@@ -42,6 +43,17 @@ no_route() {
 	done
 }
 
+# route_back ADDR: no unreachable route to ADDR is left in any table
+route_back() {
+	local t
+
+	for t in $(route_tables); do
+		/usr/sbin/ip route show table "$t" | grep -q "^unreachable $1 " ||
+			continue
+		/usr/sbin/ip route del unreachable "$1/32" table "$t" || return 1
+	done
+}
+
 # path_within ADDR STATE SECS LIMIT_CS AFTER: the path to ADDR gets to
 # STATE (within SECS, or it is a failure), and within LIMIT_CS of AFTER
 path_within() {
@@ -57,7 +69,7 @@ path_within() {
 }
 
 main() {
-	local addr refused
+	local addr refused slept
 
 	/sbin/modprobe tcp_diag || fail "no tcp_diag: ss -K cannot abort a socket"
 	nfs_mount "$MP_TCP,nconnect=4,remoteports=$SERVER_RANGE,localports=$CLIENT_LIST"
@@ -72,27 +84,37 @@ main() {
 	echo 'status == -113' >"$TR/events/sunrpc/rpc_connect_status/filter"
 	defer "echo 0 >$TR/events/sunrpc/rpc_connect_status/filter"
 	trace_event sunrpc/rpc_connect_status
+	# The delay after a failed connect, on the transport's own queue
+	echo 'q_name == "xprt_delayed"' >"$TR/events/sunrpc/rpc_task_sleep/filter"
+	defer "echo 0 >$TR/events/sunrpc/rpc_task_sleep/filter"
+	trace_event sunrpc/rpc_task_sleep
 	load_start 60
 	balanced_load || fail "before any failure not every client NIC carried I/O"
 
 	log "--- no route to $addr, and its connection aborted"
-	defer "no_route $addr del 2>/dev/null || true"
+	defer_check "route_back $addr"
 	no_route "$addr" add || fail "cannot add an unreachable route to $addr"
 	trace_mark "abort the connection to $addr"
 	ss -K dst "$addr" dport = :2049 >/dev/null ||
 		fail "ss -K could not abort the connection to $addr"
+	[ -z "$(ss -Htn state established dst "$addr" dport = :2049)" ] ||
+		fail "a connection to $addr is still established after ss -K"
 	path_within "$addr" down 15 "$DETECT_CS" "its connection was aborted"
 	# Longer than the delay: a task still in it would finish it now
 	sleep 4
 	show_endpoints
 	refused=$(grep -c 'rpc_connect_status:' "$TR/trace" || true)
-	log "trace: $refused connects of tasks failed with EHOSTUNREACH"
+	slept=$(grep -c 'rpc_task_sleep:' "$TR/trace" || true)
+	log "trace: $refused connects failed with EHOSTUNREACH," \
+		"$slept times a task slept out the delay on its transport"
 	[ "$refused" -gt 0 ] ||
-		fail_later "no task's connect failed: the case did not happen"
+		fail_later "no connect failed: the case did not happen"
+	[ "$slept" -gt 0 ] ||
+		fail_later "no task slept out a connect delay on its transport: the case did not happen"
 	[ "$refused" -le "$REFUSED_MAX" ] ||
 		fail_later "$refused failed connects, more than $REFUSED_MAX: tasks retry in a loop"
 
-	no_route "$addr" del || fail "cannot remove the unreachable route to $addr"
+	route_back "$addr" || fail "cannot remove the unreachable route to $addr"
 	path_within "$addr" up 30 "$REJOIN_CS" "its route came back"
 
 	load_stop
