@@ -77,7 +77,7 @@ all_links() {
 # all_down_case SIDE PROTO: the scenario, all links of SIDE (client,
 # server), over PROTO (rdma, tcp).
 all_down_case() {
-	local side=$1 file=$MNT/alldown-$1 want got srv pid t0 t1 at online states rc=0
+	local side=$1 file=$MNT/alldown-$1 want got srv pid t0 t1 at online states rc=0 left
 
 	case "$2" in
 	rdma) OPTS="$MP_RDMA,$PATHS" ;;
@@ -98,6 +98,8 @@ all_down_case() {
 
 	at=$(progress)
 	t0=$(now_cs)
+	# A case that fails brings the links back before its umount
+	defer restore_links
 	all_links "$side" down || fail "cannot take the $side links down"
 	log "all $side links down after $at MiB"
 	sleep $((DOWN_SECS - 5))
@@ -122,7 +124,9 @@ all_down_case() {
 	else
 		fail_later "$online transports are online, not the last one alone"
 	fi
-	sleep $((DOWN_SECS - ($(now_cs) - t0) / 100))
+	# What is left of the time down: none, when the checks took longer
+	left=$((DOWN_SECS - ($(now_cs) - t0) / 100))
+	[ "$left" -le 0 ] || sleep "$left"
 
 	at=$(progress)
 	t1=$(now_cs)
