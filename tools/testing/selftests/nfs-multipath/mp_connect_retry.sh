@@ -110,7 +110,8 @@ main() {
 	[ "$refused" -gt 0 ] ||
 		fail_later "no connect failed: the case did not happen"
 	[ "$slept" -gt 0 ] ||
-		fail_later "no task slept out a connect delay on its transport: the case did not happen"
+		fail_later "no task slept out a connect delay on its transport:" \
+			"the case did not happen"
 	[ "$refused" -le "$REFUSED_MAX" ] ||
 		fail_later "$refused failed connects, more than $REFUSED_MAX: tasks retry in a loop"
 
