@@ -54,7 +54,7 @@ MODULES="
 virtio_pci virtio_net virtio_console 9p 9pnet_virtio
 crc32_generic crc32_pclmul rdma_rxe rdma_cm ib_core ib_uverbs rdma_ucm ib_cm iw_cm
 sch_tbf sch_netem sch_htb sch_prio sch_fq_codel sch_ingress cls_u32 cls_matchall
-cls_basic cls_flower act_mirred ifb
+cls_basic cls_flower act_mirred act_gact ifb
 sunrpc auth_rpcgss lockd grace nfs_acl nfs nfsv3 nfsv4 rpcrdma nfsd
 configfs loop inet_diag tcp_diag
 "

@@ -9,6 +9,14 @@
 # server then holds one connection fewer, and fio sees no error; on the
 # multipath mount its endpoint: line goes too, and the path monitor does
 # not bring it back.
+#
+# And a transport removed while its tasks wait for it to connect (on the
+# v4.1 mount: its connection aborted with ss -K, and no SYN of the client
+# to port 2049 leaves): the task that leaves it in call_connect_status()
+# must not go on to the timeout check with its request released.
+# Proves: that case happened (the trace saw a connect end in an error on
+# the transport after remove), no oops, the directory goes away, and fio
+# sees no error.
 
 . ./lib.sh
 
@@ -79,12 +87,79 @@ one_case() {
 	nfs_umount
 }
 
+# syn_block / syn_unblock: no TCP SYN to port 2049 leaves the client
+syn_block() {
+	local i
+
+	for i in $CLIENT_IFS; do
+		/usr/sbin/tc qdisc add dev "$i" clsact || return 1
+		# IPv4 without options: the TCP flags are at byte 33
+		/usr/sbin/tc filter add dev "$i" egress protocol ip u32 \
+			match ip protocol 6 0xff match ip dport 2049 0xffff \
+			match u8 0x02 0x02 at 33 action drop || return 1
+	done
+}
+
+syn_unblock() {
+	local i
+
+	for i in $CLIENT_IFS; do
+		/usr/sbin/tc qdisc show dev "$i" | grep -q clsact || continue
+		/usr/sbin/tc qdisc del dev "$i" clsact || return 1
+	done
+}
+
+# connecting_case: remove a transport whose tasks wait for its connect
+connecting_case() {
+	local port sw ended
+
+	log "--- v4.1, a transport removed while it connects"
+	XDIR=""
+	nfs_mount "vers=4.1,proto=tcp,nconnect=2"
+	touch_all_xprts
+	sw=$(mount_switch_of 2) || fail "no xprt switch for the mount"
+	for XDIR in "$sw"/xprt-*; do
+		grep -qx 'main_xprt=1' "$XDIR/xprt_info" || break
+	done
+	port=$(sed -n 's/^src_port=//p' "$XDIR/xprt_info")
+	[ -n "$port" ] || fail "${XDIR##*/} is not connected"
+	trace_start 2000
+	[ -n "$TR" ] || fail "no tracefs: cannot tell the case happened"
+	trace_event sunrpc/rpc_connect_status
+	load_start 60
+	defer_check syn_unblock
+	syn_block || fail "cannot drop the client's SYNs to port 2049"
+	log "aborting ${XDIR##*/} (port $port); it cannot connect again"
+	ss -K dst "$SERVER" dport = :2049 sport = :"$port" >/dev/null ||
+		fail "ss -K could not abort port $port"
+	wait_for 10 grep -q CONNECTING "$XDIR/xprt_state" ||
+		fail "${XDIR##*/} does not reconnect: $(cat "$XDIR/xprt_state")"
+	# Long enough for the load's next requests to reach the transport
+	sleep 2
+	echo offline >"$XDIR/xprt_state" || fail "cannot offline ${XDIR##*/}"
+	trace_mark "remove ${XDIR##*/}"
+	echo remove >"$XDIR/xprt_state" || fail "cannot remove ${XDIR##*/}"
+	wait_for_cs $GONE_CS test ! -d "$XDIR" ||
+		fail "${XDIR##*/} is still in sysfs $(secs $GONE_CS) s after remove"
+	log "ok: ${XDIR##*/} went away $(secs "$WAITED") s after remove"
+	ended=$(sed -n '/remove xprt-/,$p' "$TR/trace" |
+		grep -c 'rpc_connect_status:.*status=-' || true)
+	log "trace: $ended connects ended in an error after remove"
+	[ "$ended" -gt 0 ] ||
+		fail "no task waited for the connect: the case did not happen"
+	syn_unblock || fail "cannot let SYNs out again"
+	load_stop
+	nfs_umount
+}
+
 main() {
+	/sbin/modprobe tcp_diag || fail "no tcp_diag: ss -K cannot abort a socket"
 	on-server "cat /proc/fs/nfsd/versions" | grep -q '+4.1' ||
 		fail "the server does not serve NFSv4.1"
 	one_case multipath \
 		"$MP_RDMA,nconnect=4,remoteports=$SERVER_RANGE,localports=$CLIENT_LIST" rdma 4
 	one_case v4.1 "vers=4.1,proto=tcp,nconnect=4" tcp 4
+	connecting_case
 }
 
 main
