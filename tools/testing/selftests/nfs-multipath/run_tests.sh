@@ -21,6 +21,11 @@ set -eu
 
 DIR=$(cd "$(dirname "$0")" && pwd)
 TIMEOUT=${TEST_TIMEOUT:-$(sed -n 's/^timeout=//p' "$DIR/settings")}
+# How much slower make check-debug's KASAN/lockdep/kmemleak kernel is:
+# the settings' timeout is scaled by it there, an explicit TEST_TIMEOUT
+# is not
+DEBUG_SLOWDOWN=${TEST_TIMEOUT:+1}
+DEBUG_SLOWDOWN=${DEBUG_SLOWDOWN:-3}
 
 # The tests and their order are the Makefile's TEST_PROGS, the time each
 # may take is the settings file's, as for kselftest's runner.
@@ -234,6 +239,11 @@ main() {
 			echo "# the debug kernel must run all three checkers"
 			return 1
 		}
+		# It runs everything about three times slower: the same
+		# work gets three times the time before it counts as hung
+		# (the tests' own limits stay as they are)
+		TIMEOUT=$((TIMEOUT * DEBUG_SLOWDOWN))
+		echo "# debug kernel: each test may take $TIMEOUT s"
 		;;
 	esac
 	for t in $tests; do
