@@ -18,7 +18,7 @@
 PATHS="nconnect=4,remoteports=$SERVER_RANGE,localports=$CLIENT_LIST"
 MIB=64
 DOWN_SECS=20
-REJOIN_CS=500
+REJOIN_CS=$(limit 500)
 SRC=/tmp/nfsmp-alldown
 PROGRESS=/tmp/nfsmp-alldown.progress
 
@@ -31,7 +31,9 @@ slow_writer() {
 	for i in $(seq 0 $((MIB - 1))); do
 		dd if="$1" of="$2" bs=1M skip="$i" seek="$i" count=1 \
 		   conv=notrunc oflag=direct 2>"$PROGRESS.err" || exit 1
-		echo $((i + 1)) >"$PROGRESS"
+		# By a rename: a reader never sees the file empty
+		echo $((i + 1)) >"$PROGRESS.new"
+		mv "$PROGRESS.new" "$PROGRESS"
 		sleep 0.1
 	done
 }
@@ -177,7 +179,7 @@ all_down_case() {
 main() {
 	boost_priority
 	server_ctl_priority
-	defer "rm -f $SRC $PROGRESS $PROGRESS.err"
+	defer "rm -f $SRC $PROGRESS $PROGRESS.new $PROGRESS.err"
 	defer restore_links
 	all_down_case server rdma
 	all_down_case client tcp
