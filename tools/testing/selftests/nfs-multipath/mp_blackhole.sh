@@ -14,9 +14,9 @@
 
 OPTS="$MP_RDMA,nconnect=4,remoteports=$SERVER_RANGE,localports=$CLIENT_LIST"
 # The documented 0.7 to 0.9 s, with room for the spread under TCG
-DETECT_CS=200		# declared down within 2 s
-REJOIN_CS=500		# up within 5 s once the black hole is gone
-MAX_STALL_MS=2000	# no request waits longer, as for the other failures
+DETECT_CS=$(limit 200)		# declared down within 2 s
+REJOIN_CS=$(limit 500)		# up within 5 s once the black hole is gone
+MAX_STALL_MS=$(limit 2000)	# no request waits longer, as for the other failures
 
 main() {
 	local addr sif cif t0 start det pid

@@ -18,10 +18,10 @@
 
 . ./lib.sh
 
-MAX_LAT_MS=2000		# no request waits longer, as for the other failures
+MAX_LAT_MS=$(limit 2000)		# no request waits longer, as for the other failures
 
-DETECT_CS=200		# declared down within 2 s
-REJOIN_CS=500		# up again within 5 s
+DETECT_CS=$(limit 200)		# declared down within 2 s
+REJOIN_CS=$(limit 500)		# up again within 5 s
 
 # remote_of LOCAL, local_of REMOTE: the other end of a path, from PAIRS.
 remote_of() {

@@ -18,9 +18,9 @@
 
 . ./lib.sh
 
-MAX_LAT_MS=2000		# as for the other failures
-DETECT_CS=200
-REJOIN_CS=500
+MAX_LAT_MS=$(limit 2000)		# as for the other failures
+DETECT_CS=$(limit 200)
+REJOIN_CS=$(limit 500)
 # Failed connects of tasks while the route is gone: each of the load's 16
 # requests in flight at most twice (it moves after the first, or the
 # path went down before it tried), and the probes of the dead path, 3 in

@@ -13,7 +13,7 @@ DEAD_IF=eth3
 DEAD=$(echo $SERVER_ADDRS | awk '{ print $4 }')
 OPTS="$MP_RDMA,nconnect=4,remoteports=$SERVER_RANGE,localports=$CLIENT_LIST"
 
-REJOIN_CS=500		# the path is back within 5 s of its endpoint
+REJOIN_CS=$(limit 500)		# the path is back within 5 s of its endpoint
 NO_ANSWER_SECS=180	# a mount of silent endpoints gives up before that
 
 # io_shares: write and read back 16 MiB; NIC_SHARES gets the client shares

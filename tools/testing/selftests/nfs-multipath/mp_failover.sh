@@ -40,7 +40,7 @@ SIZE_MIB=128		# the data set, written once and read back twice
 JOBS=2			# fio jobs, one file each
 FLAP_RATE=1m,1m		# reads and writes of each job while links flap
 FLAP_SECS=60		# flapping lasts at least this long, with I/O
-MAX_LAT_MS=2000		# no request may take longer than this
+MAX_LAT_MS=$(limit 2000)		# no request may take longer than this
 FLAP_STOP=/tmp/nfsmp-flap.stop
 FLAP_LOG=/tmp/nfsmp-flap.log
 

@@ -15,8 +15,8 @@
 
 OPTS="$MP_TCP,nconnect=8,remoteports=$SERVER_RANGE,localports=$CLIENT_LIST"
 DELAY_SECS=15
-MAX_LAT_MS=2000
-REJOIN_CS=1000
+MAX_LAT_MS=$(limit 2000)
+REJOIN_CS=$(limit 1000)
 FIO_JOB="--name=slow --directory=$MNT --rw=write --bs=64k --size=160M
 	--direct=1 --ioengine=libaio --iodepth=4 --verify=crc32c
 	--verify_backlog=64 --verify_fatal=1"

@@ -17,7 +17,7 @@
 . ./lib.sh
 
 OPTS="$MP_RDMA,nconnect=4,remoteports=$SERVER_RANGE,localports=$CLIENT_LIST"
-MAX_LAT_MS=2000
+MAX_LAT_MS=$(limit 2000)
 
 # write_state DIR STATE SECS: write STATE to DIR/xprt_state; true when
 # the write returned within SECS.  If not, the writer's kernel stack is

@@ -21,7 +21,7 @@
 
 . ./lib.sh
 
-GONE_CS=1000
+GONE_CS=$(limit 1000)
 
 # remove_one: offline and remove a transport of the mount on $MNT that
 # is not its first; XDIR gets its sysfs directory
