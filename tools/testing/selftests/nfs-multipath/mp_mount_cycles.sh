@@ -29,6 +29,9 @@ CYCLES=100
 SLACK=$((CYCLES / 2))
 MODULES_UP="nfs nfsv3 rpcrdma"		# as the testbed loads them
 MODULES_DOWN="nfsv3 nfsv4 nfs lockd rpcrdma"
+# An NFSv4 mount of an earlier test (its flavor probing) loads these;
+# they hold sunrpc, and a modprobe -r of nfsv4 leaves them
+MODULES_GSS="rpcsec_gss_krb5 auth_rpcgss"
 
 # caches: the slab caches we watch: those of our modules that exist
 # here, and the kmalloc caches.
@@ -158,8 +161,19 @@ one_cycle() {
 }
 
 nfs_modules_left() {
-	awk '$1 ~ /^(sunrpc|nfs|nfsv3|nfsv4|lockd|rpcrdma|grace|nfs_acl)$/ { print $1 }' \
+	local set='sunrpc|nfs|nfsv3|nfsv4|lockd|rpcrdma|grace|nfs_acl'
+
+	awk -v re="^($set|auth_rpcgss|rpcsec_gss_krb5)\$" '$1 ~ re { print $1 }' \
 		/proc/modules
+}
+
+# gss_loaded: those of MODULES_GSS that are loaded
+gss_loaded() {
+	local m
+
+	for m in $MODULES_GSS; do
+		[ ! -d "/sys/module/$m" ] || echo "$m"
+	done
 }
 
 # nfs_modules_gone: unload what is left; true once nothing is
@@ -196,7 +210,9 @@ main() {
 	check_objects "after $CYCLES cycles" "$objs"
 
 	mark=$(dmesg_mark)
-	/sbin/modprobe -r $MODULES_DOWN || fail "cannot unload $MODULES_DOWN"
+	# shellcheck disable=SC2046
+	/sbin/modprobe -r $MODULES_DOWN $(gss_loaded) ||
+		fail "cannot unload $MODULES_DOWN $(gss_loaded)"
 	left=$(nfs_modules_left)
 	if [ -n "$left" ]; then
 		# Who holds them, and does it let go (a transport freed by a
