@@ -15,8 +15,10 @@
 # to port 2049 leaves): the task that leaves it in call_connect_status()
 # must not go on to the timeout check with its request released.
 # Proves: that case happened (SYNs were dropped, and the trace saw a
-# connect end in an error after remove), no oops, the directory goes
-# away, and fio sees no error.  On Debian's modules (scripts/testbed
+# connect end in an error after remove), no oops, offline and remove each
+# return within half the lease plus 10 s (a pending reconnect holds the
+# send lock for up to its delay, which half the lease caps), the
+# directory goes away, and fio sees no error.  On Debian's modules (scripts/testbed
 # --stock) only the v4.1 cases run, for comparison.
 
 . ./lib.sh
@@ -123,9 +125,21 @@ syn_dropped() {
 	[ "$(syn_drops)" -gt 0 ]
 }
 
+# sysfs_state_timed STATE SECS: write STATE to $XDIR/xprt_state, which
+# must take less than SECS
+sysfs_state_timed() {
+	local t0
+
+	t0=$(now_cs)
+	timeout -k 5 "$2" sh -c "echo $1 >$XDIR/xprt_state" ||
+		fail "$1 to ${XDIR##*/} failed or took over $2 s;" \
+			"state $(cat "$XDIR/xprt_state" 2>&1)"
+	log "$1 to ${XDIR##*/} took $(secs $(($(now_cs) - t0))) s"
+}
+
 # connecting_case: remove a transport whose tasks wait for its connect
 connecting_case() {
-	local port sw ended
+	local port sw ended lease lock_wait
 
 	log "--- v4.1, a transport removed while it connects"
 	XDIR=""
@@ -157,13 +171,15 @@ connecting_case() {
 		fail "${XDIR##*/} does not reconnect: $(cat "$XDIR/xprt_state")"
 	# Long enough for the load's next requests to reach the transport
 	sleep 2
-	# A writer waits for the transport's send lock, which the connect
-	# holds: not for ever
-	timeout -k 5 20 sh -c "echo offline >$XDIR/xprt_state" ||
-		fail "offline to ${XDIR##*/} failed or took over 20 s"
+	# A writer waits for the transport's send lock, which a connect
+	# holds until its delayed worker runs: up to the reconnect delay,
+	# whose cap on v4.1 is half the lease (nfs4renewd.c)
+	lease=$(on-server cat /proc/fs/nfsd/nfsv4leasetime) ||
+		fail "cannot read the server's lease time"
+	lock_wait=$((lease / 2 + $(limit 10)))
+	sysfs_state_timed offline "$lock_wait"
 	trace_mark "remove ${XDIR##*/}"
-	timeout -k 5 20 sh -c "echo remove >$XDIR/xprt_state" ||
-		fail "remove to ${XDIR##*/} failed or took over 20 s"
+	sysfs_state_timed remove "$lock_wait"
 	wait_for_cs $GONE_CS test ! -d "$XDIR" ||
 		fail "${XDIR##*/} is still in sysfs $(secs $GONE_CS) s after remove"
 	log "ok: ${XDIR##*/} went away $(secs "$WAITED") s after remove"
@@ -186,8 +202,10 @@ main() {
 	# the v4.1 cases only
 	case "$(cat /sys/module/sunrpc/version 2>/dev/null)" in
 	nfs-multipath-*)
-		one_case multipath \
-			"$MP_RDMA,nconnect=4,remoteports=$SERVER_RANGE,localports=$CLIENT_LIST" rdma 4
+		local opts="$MP_RDMA,nconnect=4"
+
+		opts+=",remoteports=$SERVER_RANGE,localports=$CLIENT_LIST"
+		one_case multipath "$opts" rdma 4
 		;;
 	*) log "stock modules: the v4.1 cases only" ;;
 	esac
