@@ -16,9 +16,10 @@
 # must not go on to the timeout check with its request released.
 # Proves: that case happened (SYNs were dropped, and the trace saw a
 # connect end in an error after remove), no oops, offline and remove each
-# return within half the lease plus 10 s (a pending reconnect holds the
-# send lock for up to its delay, which half the lease caps), the
-# directory goes away, and fio sees no error.  On Debian's modules (scripts/testbed
+# return within 2.5 leases plus 10 s (remove waits for the send lock,
+# which a task waiting for the connect holds through a failed connect,
+# its retry delay and the next connect's delay), the directory goes
+# away, and fio sees no error.  On Debian's modules (scripts/testbed
 # --stock) only the v4.1 cases run, for comparison.
 
 . ./lib.sh
@@ -131,9 +132,14 @@ sysfs_state_timed() {
 	local t0
 
 	t0=$(now_cs)
-	timeout -k 5 "$2" sh -c "echo $1 >$XDIR/xprt_state" ||
+	if ! timeout -k 5 "$2" sh -c "echo $1 >$XDIR/xprt_state"; then
+		log "tasks waiting for a send lock:" \
+			"$(cat /sys/kernel/debug/sunrpc/rpc_clnt/*/tasks 2>/dev/null |
+				grep -c 'q:xprt_sending')"
+		hang_evidence
 		fail "$1 to ${XDIR##*/} failed or took over $2 s;" \
 			"state $(cat "$XDIR/xprt_state" 2>&1)"
+	fi
 	log "$1 to ${XDIR##*/} took $(secs $(($(now_cs) - t0))) s"
 }
 
@@ -171,12 +177,15 @@ connecting_case() {
 		fail "${XDIR##*/} does not reconnect: $(cat "$XDIR/xprt_state")"
 	# Long enough for the load's next requests to reach the transport
 	sleep 2
-	# A writer waits for the transport's send lock, which a connect
-	# holds until its delayed worker runs: up to the reconnect delay,
-	# whose cap on v4.1 is half the lease (nfs4renewd.c)
+	# remove waits for the transport's send lock.  A task that waits
+	# for the connect holds it until the connect fails (v4.1 sets the
+	# connect timeout to the lease: SYN retries for about 1.5 leases),
+	# through its 3 s retry delay, and until the next connect, which
+	# waits up to half the lease, has sent its SYN.  With more tasks
+	# queued for the lock it passes from one to the next.
 	lease=$(on-server cat /proc/fs/nfsd/nfsv4leasetime) ||
 		fail "cannot read the server's lease time"
-	lock_wait=$((lease / 2 + $(limit 10)))
+	lock_wait=$(limit $((lease * 2 + lease / 2 + 10)))
 	sysfs_state_timed offline "$lock_wait"
 	trace_mark "remove ${XDIR##*/}"
 	sysfs_state_timed remove "$lock_wait"
