@@ -241,7 +241,7 @@ main() {
 		}
 		# It runs everything about three times slower: the same
 		# work gets three times the time before it counts as hung
-		# (the tests' own limits stay as they are)
+		# (lib.sh's limit scales the tests' own limits the same way)
 		TIMEOUT=$((TIMEOUT * DEBUG_SLOWDOWN))
 		echo "# debug kernel: each test may take $TIMEOUT s"
 		;;
