@@ -16,11 +16,11 @@
 # to port 2049 leaves): the task that leaves it in call_connect_status()
 # must not go on to the timeout check with its request released.
 # Proves: that case happened (SYNs were dropped, and the trace saw a
-# connect end in an error after remove was asked), no oops, offline and
-# remove each return within 2.5 leases plus 10 s (remove waits for the
-# send lock, which a task waiting for the connect holds through a failed
-# connect and the next connect's delay), the directory goes away, and fio
-# sees no error.  On --stock that case oopses (Debian's kernel lacks
+# connect end in an error after remove was asked, and at least one task
+# waited for the transport's send lock while another held it for the
+# connect), no oops, offline and remove each return within 5 s (neither
+# waits for that lock, which those tasks pass among themselves), the
+# directory goes away, and fio sees no error.  On --stock that case oopses (Debian's kernel lacks
 # 0005): expected there.  On Debian's modules (scripts/testbed
 # --stock) only the v4.1 cases run, for comparison.
 
@@ -145,9 +145,46 @@ sysfs_state_timed() {
 	log "$1 to ${XDIR##*/} took $(secs $(($(now_cs) - t0))) s"
 }
 
+# sending_waiters [-c]: a task of an RPC client waits for a transport's
+# send lock (-c: how many do)
+sending_waiters() {
+	local n
+
+	n=$(cat /sys/kernel/debug/sunrpc/rpc_clnt/*/tasks 2>/dev/null |
+		grep -c 'q:xprt_sending' || true)
+	[ "${1:-}" != -c ] || { echo "$n"; return 0; }
+	[ "$n" -gt 0 ]
+}
+
+# writers_start N: N fio jobs that each write one O_DIRECT block at a
+# time, to a file each opened once (so no OPEN serialises them): each
+# blocks on the dead transport when a write of its lands there, so that
+# several tasks wait for its connect
+writers_start() {
+	WRITERS_JSON=/tmp/nfsmp-writers.json
+	fio_json "$WRITERS_JSON" --name=writers --directory="$MNT" \
+		--rw=write --bs=64k --size=4M --direct=1 --ioengine=psync \
+		--numjobs="$1" --time_based --runtime=600 &
+	WRITERS_PID=$!
+	defer "pkill -INT -P $WRITERS_PID -x fio"
+}
+
+# writers_stop: end the writers; none of their writes may have failed
+writers_stop() {
+	local rc=0
+
+	pkill -INT -P "$WRITERS_PID" -x fio 2>/dev/null || true
+	run_wait_pid "$WRITERS_PID" 60 ||
+		fail "the writers did not end in 60 s after SIGINT"
+	wait "$WRITERS_PID" || rc=$?
+	[ "$rc" = 128 ] && rc=0
+	fio_check writers "$rc" "$WRITERS_JSON" write
+	rm -f "$MNT"/writers.*
+}
+
 # connecting_case: remove a transport whose tasks wait for its connect
 connecting_case() {
-	local port sw ended lease lock_wait
+	local port sw ended
 
 	log "--- v4.1, a transport removed while it connects"
 	XDIR=""
@@ -161,9 +198,6 @@ connecting_case() {
 		fail "no transport besides the main one"
 	port=$(sed -n 's/^src_port=//p' "$XDIR/xprt_info")
 	[ "${port:-0}" != 0 ] || fail "${XDIR##*/} is not connected"
-	lease=$(on-server cat /proc/fs/nfsd/nfsv4leasetime) ||
-		fail "cannot read the server's lease time"
-	lock_wait=$((lease * 2 + lease / 2 + $(limit 10)))
 	# sunrpc's own events only: on --stock too
 	TR=$(tracefs)
 	[ -d "$TR/events/sunrpc/rpc_connect_status" ] ||
@@ -171,7 +205,7 @@ connecting_case() {
 	echo >"$TR/trace"
 	trace_event sunrpc/rpc_connect_status
 	# Longer than the case may take: tasks must wait for the connect
-	load_start $((lock_wait * 2 + $(limit 10) + 60))
+	load_start $(limit 90)
 	defer_check syn_unblock
 	syn_block || fail "cannot drop the client's SYNs to port 2049"
 	log "aborting ${XDIR##*/} (port $port); it cannot connect again"
@@ -184,21 +218,23 @@ connecting_case() {
 	# SYN that was dropped
 	wait_for 10 syn_dropped ||
 		fail "${XDIR##*/} does not reconnect: $(cat "$XDIR/xprt_state")"
-	# Long enough for the load's next requests to reach the transport
-	sleep 2
-	# remove waits for the transport's send lock.  A task that waits
-	# for the connect holds it until the connect fails (v4.1 sets the
-	# connect timeout, and so TCP_USER_TIMEOUT, to the lease), and until
-	# the next connect, which waits up to half the lease, has sent its
-	# SYN: 2.5 leases leave room for one more round.  With more tasks
-	# queued for the lock it passes from one to the next, and remove
-	# may wait for as long as the server cannot be reached (open).
-	sysfs_state_timed offline "$lock_wait"
+	# Until a task holds the send lock while it waits for the connect,
+	# and another waits for that lock, which then passes between them
+	writers_start 4
+	wait_for 10 sending_waiters ||
+		fail "no task waits for the send lock of ${XDIR##*/}; queues:" \
+			"$(cat /sys/kernel/debug/sunrpc/rpc_clnt/*/tasks 2>/dev/null |
+				awk '{ print $NF }' | sort | uniq -c | tr '\n' ' ')"
+	log "$(sending_waiters -c) tasks wait for a send lock"
+	# Neither waits for the transport's send lock, which the tasks
+	# waiting for the connect pass among themselves for as long as the
+	# server cannot be reached (before 0007, remove did: over 35 s)
+	sysfs_state_timed offline "$(limit 5)"
 	# Before: the task that leaves may run before a mark after it.  So
 	# an error traced while remove waits counts too: a weak proof; the
 	# oops that 0005 fixes is the strong one
 	trace_mark "remove ${XDIR##*/}"
-	sysfs_state_timed remove "$lock_wait"
+	sysfs_state_timed remove "$(limit 5)"
 	wait_for_cs $GONE_CS test ! -d "$XDIR" ||
 		fail "${XDIR##*/} is still in sysfs $(secs $GONE_CS) s after remove"
 	log "ok: ${XDIR##*/} went away $(secs "$WAITED") s after remove"
@@ -209,6 +245,7 @@ connecting_case() {
 	[ "$ended" -gt 0 ] ||
 		fail "no task waited for the connect: the case did not happen"
 	syn_unblock || fail "cannot let SYNs out again"
+	writers_stop
 	load_stop
 	nfs_umount
 }
