@@ -956,18 +956,24 @@ load_signal() {
 # load_stop: end the fio of load_start and check it: exit 0 (or stopped
 # by us), no I/O error.  FIO_MAX_MS gets its largest latency.
 load_stop() {
+	fio_stop "$LOAD_PID" "$LOAD_JSON" load "read write"
+	rm -f "$MNT/load.0.0"
+}
+
+# fio_stop PID JSON NAME DIRS: stop the fio_json started in the
+# background as PID with SIGINT, and fio_check what it did (as NAME).
+fio_stop() {
 	local rc=0
 
-	load_signal INT
-	if ! run_wait_pid "$LOAD_PID" 60; then
+	pkill -INT -P "$1" -x fio 2>/dev/null || true
+	if ! run_wait_pid "$1" 60; then
 		hang_evidence
-		fail "fio did not end in 60 s after SIGINT: its I/O hangs"
+		fail "fio $3 did not end in 60 s after SIGINT: its I/O hangs"
 	fi
-	wait "$LOAD_PID" || rc=$?
+	wait "$1" || rc=$?
 	# 128: fio stopped on our SIGINT
 	[ "$rc" = 128 ] && rc=0
-	fio_check load "$rc" "$LOAD_JSON" "read write"
-	rm -f "$MNT/load.0.0"
+	fio_check "$3" "$rc" "$2" "$4"
 }
 
 # latency_check MS: after load_stop, fio's largest latency is at most MS;

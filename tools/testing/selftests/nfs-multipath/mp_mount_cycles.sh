@@ -163,7 +163,7 @@ one_cycle() {
 nfs_modules_left() {
 	local set='sunrpc|nfs|nfsv3|nfsv4|lockd|rpcrdma|grace|nfs_acl'
 
-	awk -v re="^($set|auth_rpcgss|rpcsec_gss_krb5)\$" '$1 ~ re { print $1 }' \
+	awk -v re="^($set|${MODULES_GSS// /|})\$" '$1 ~ re { print $1 }' \
 		/proc/modules
 }
 
