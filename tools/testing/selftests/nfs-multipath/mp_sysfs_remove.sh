@@ -20,7 +20,16 @@
 # waited for the transport's send lock while another held it for the
 # connect), no oops, offline and remove each return within 5 s (neither
 # waits for that lock, which those tasks pass among themselves), the
-# directory goes away, and fio sees no error.  On Debian's modules
+# directory goes away, and fio sees no error.
+#
+# And a connected transport removed while tasks wait on it for replies
+# that its connection no longer carries (nothing leaves its source port),
+# with no SYN to port 2049 let out: the tasks that the disconnect wakes
+# leave it without trying to connect it first.  Proves: tasks were on it,
+# its directory goes away, no SYN was dropped, fio sees no error.  Before
+# 0008 let call_connect() send them off: 8 SYNs, gone after 4.6 s.
+#
+# On Debian's modules
 # (scripts/testbed --stock) only the v4.1 cases run, for comparison; the
 # last one oopses there (Debian's kernel lacks 0005), as expected.
 
@@ -93,33 +102,41 @@ one_case() {
 	nfs_umount
 }
 
-# syn_block / syn_unblock: no TCP SYN to port 2049 leaves the client
+# syn_block [PORT] / syn_unblock: no TCP SYN to port 2049 leaves the
+# client; with PORT, nothing at all from that source port either
+SYN_IFS=""
 syn_block() {
 	local i
 
 	for i in $CLIENT_IFS; do
 		/usr/sbin/tc qdisc add dev "$i" clsact || return 1
-		/usr/sbin/tc filter add dev "$i" egress protocol ip flower \
-			ip_proto tcp dst_port 2049 tcp_flags 0x02/0x12 \
+		SYN_IFS="$SYN_IFS $i"
+		/usr/sbin/tc filter add dev "$i" egress pref 1 protocol ip \
+			flower ip_proto tcp dst_port 2049 tcp_flags 0x02/0x12 \
+			action drop || return 1
+		[ -n "${1:-}" ] || continue
+		/usr/sbin/tc filter add dev "$i" egress pref 2 protocol ip \
+			flower ip_proto tcp dst_port 2049 src_port "$1" \
 			action drop || return 1
 	done
 }
 
+# Only the qdiscs that syn_block added
 syn_unblock() {
 	local i
 
-	for i in $CLIENT_IFS; do
-		/usr/sbin/tc qdisc show dev "$i" | grep -q clsact || continue
+	for i in $SYN_IFS; do
 		/usr/sbin/tc qdisc del dev "$i" clsact || return 1
 	done
+	SYN_IFS=""
 }
 
 # syn_drops: how many SYNs syn_block dropped, on all NICs
 syn_drops() {
 	local i
 
-	for i in $CLIENT_IFS; do
-		/usr/sbin/tc -s filter show dev "$i" egress
+	for i in $SYN_IFS; do
+		/usr/sbin/tc -s filter show dev "$i" egress pref 1
 	done | sed -n 's/.*(dropped \([0-9]*\),.*/\1/p' |
 		awk '{ n += $1 } END { print n + 0 }'
 }
@@ -173,13 +190,11 @@ writers_stop() {
 	rm -f "$MNT"/writers.*
 }
 
-# connecting_case: remove a transport whose tasks wait for its connect
-connecting_case() {
-	local port sw ended
+# pick_second: XDIR gets the transport of the nconnect=2 mount on $MNT
+# that is not its main one, PORT its source port
+pick_second() {
+	local sw
 
-	log "--- v4.1, a transport removed while it connects"
-	XDIR=""
-	nfs_mount "vers=4.1,proto=tcp,nconnect=2"
 	touch_all_xprts
 	sw=$(mount_switch_of 2) || fail "no xprt switch for the mount"
 	for XDIR in "$sw"/xprt-*; do
@@ -187,8 +202,67 @@ connecting_case() {
 	done
 	! grep -qx 'main_xprt=1' "$XDIR/xprt_info" ||
 		fail "no transport besides the main one"
-	port=$(sed -n 's/^src_port=//p' "$XDIR/xprt_info")
-	[ "${port:-0}" != 0 ] || fail "${XDIR##*/} is not connected"
+	PORT=$(sed -n 's/^src_port=//p' "$XDIR/xprt_info")
+	[ "${PORT:-0}" != 0 ] || fail "${XDIR##*/} is not connected"
+}
+
+tasks_on_xprt() {
+	sed -n 's/^tasks_queuelen=//p' "$XDIR/xprt_info"
+}
+
+tasks_wait_on_xprt() {
+	[ "$(tasks_on_xprt)" -gt 0 ]
+}
+
+# connected_case: remove a connected transport whose tasks wait for
+# replies that its connection no longer carries, and whose server takes
+# no new connection.  The tasks that the disconnect wakes must leave it
+# without a connect first (before: each waited for a connect that could
+# not succeed, as long as the NFSv4 lease)
+connected_case() {
+	local port queued
+
+	log "--- v4.1, a connected transport removed with requests on it"
+	XDIR=""
+	nfs_mount "vers=4.1,proto=tcp,nconnect=2"
+	pick_second
+	port=$PORT
+	load_start $(limit 90)
+	writers_start 4
+	defer_check syn_unblock
+	syn_block "$port" || fail "cannot drop the client's packets from port $port"
+	log "nothing leaves port $port of ${XDIR##*/}, no SYN to port 2049"
+	wait_for 10 tasks_wait_on_xprt ||
+		fail "no task waits on ${XDIR##*/}: the case cannot happen"
+	sysfs_state_timed offline "$(limit 5)"
+	queued=$(tasks_on_xprt)
+	[ "$queued" -gt 0 ] || fail "no task left on ${XDIR##*/} after offline"
+	sysfs_state_timed remove "$(limit 5)"
+	if ! wait_for_cs $GONE_CS test ! -d "$XDIR"; then
+		log "$(syn_drops) SYNs dropped"
+		fail "${XDIR##*/} is still in sysfs $(secs $GONE_CS) s after" \
+			"remove, with $(tasks_on_xprt) tasks on it"
+	fi
+	log "ok: ${XDIR##*/} went away $(secs "$WAITED") s after remove;" \
+		"$queued tasks were on it"
+	[ "$(syn_drops)" = 0 ] ||
+		fail "$(syn_drops) SYNs tried to connect the removed transport"
+	log "ok: no connect was tried on it"
+	syn_unblock || fail "cannot let SYNs out again"
+	writers_stop
+	load_stop
+	nfs_umount
+}
+
+# connecting_case: remove a transport whose tasks wait for its connect
+connecting_case() {
+	local port sw ended
+
+	log "--- v4.1, a transport removed while it connects"
+	XDIR=""
+	nfs_mount "vers=4.1,proto=tcp,nconnect=2"
+	pick_second
+	port=$PORT
 	# sunrpc's own events only: on --stock too
 	TR=$(tracefs)
 	[ -d "$TR/events/sunrpc/rpc_connect_status" ] ||
@@ -257,6 +331,7 @@ main() {
 	*) log "stock modules: the v4.1 cases only" ;;
 	esac
 	one_case v4.1 "vers=4.1,proto=tcp,nconnect=4" tcp 4
+	connected_case
 	connecting_case
 }
 
