@@ -82,6 +82,13 @@ replaced_modules() {
 	grep -E "^kernel/($re)/" "$order" | sed 's,.*/,,; s,\.ko$,,' | sort
 }
 
+# checkpatch.pl's options for our files and patches.  Neither this repo
+# nor Debian's source has the kernel's git history, so checkpatch cannot
+# look up the commit ids of Fixes: tags; they are taken from the upstream
+# and stable commits that cite them.
+CHECKPATCH_OPTS="--strict --no-tree --quiet --show-types --no-summary"
+CHECKPATCH_OPTS="$CHECKPATCH_OPTS --color=never --ignore UNKNOWN_COMMIT_ID"
+
 # checkpatch_findings CMD...: what checkpatch (CMD) found, less the one
 # thing we accept: a mount option is Opt_<name> in the fs_parser enum of
 # fs/nfs/fs_context.c, as every option there and in every file system
