@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # A mount without remoteports=/localports= behaves as on Debian's own
-# modules.  The same plain mounts - NFSv3 over TCP and RDMA, nconnect=1
-# and 4, and NFSv4.1 over TCP and RDMA, nconnect=4 - run on our modules,
+# modules.  The same plain mounts - NFSv3 and NFSv4.1, over TCP and
+# RDMA, with nconnect=1 and 4 - run on our modules,
 # then on the stock ones (loaded in place of ours: updates/ moved out),
 # in one boot.  For each the test records what a user or a tool can see:
 # the layout of the mount's mountstats block (its keys and the number of
@@ -14,7 +14,7 @@
 # server does not answer, or refuses an RDMA connect (its exit status,
 # its message, and how long it took, within a factor of two), and what
 # the kernel logged.  Any difference fails.  Not compared, since they are
-# not about a mount, and have their reason:
+# not about a mount, and have their reason (the rst lists them too):
 #
 #   /sys/module/sunrpc/version, and the nfs_multipath field of modinfo:
 #       they name the build of our modules, which is their purpose;
@@ -36,7 +36,9 @@ v3-tcp-1 vers=3,proto=tcp
 v3-tcp-4 vers=3,proto=tcp,nconnect=4
 v3-rdma-1 vers=3,proto=rdma,port=$RDMA_PORT
 v3-rdma-4 vers=3,proto=rdma,port=$RDMA_PORT,nconnect=4
+v41-tcp-1 vers=4.1,proto=tcp
 v41-tcp-4 vers=4.1,proto=tcp,nconnect=4
+v41-rdma-1 vers=4.1,proto=rdma,port=$RDMA_PORT
 v41-rdma-4 vers=4.1,proto=rdma,port=$RDMA_PORT,nconnect=4
 "
 
