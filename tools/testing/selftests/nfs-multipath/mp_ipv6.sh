@@ -5,7 +5,10 @@
 # local endpoints by address (RDMA) and by interface name (TCP).  The
 # server sees exactly the client's endpoint pairs, one per server address,
 # /proc/mounts shows the folded IPv6 sets, and data written through the
-# mount reads back equal on the client and on the server.
+# mount reads back equal on the client and on the server.  An interface
+# name resolves to an address that is neither deprecated nor tentative:
+# the first interface also carries one of each, newer than its own, so
+# listed ahead of it.
 
 . ./lib.sh
 
@@ -67,7 +70,69 @@ run() {
 	nfs_umount
 }
 
+DEPRECATED6=fd99::1f0
+TENTATIVE6=fd99::1f1
+DECOY_IF=${CLIENT_IFS%% *}
+DAD_WAS=$(cat "/proc/sys/net/ipv6/conf/$DECOY_IF/dad_transmits")
+
+# decoys_del: the decoys that are there go
+decoys_del() {
+	local a
+
+	for a in "$DEPRECATED6" "$TENTATIVE6"; do
+		/usr/sbin/ip -6 addr show dev "$DECOY_IF" | grep -q " $a/" || continue
+		/usr/sbin/ip -6 addr del "$a/64" dev "$DECOY_IF" ||
+			fail "cannot remove $a from $DECOY_IF"
+	done
+	echo "$DAD_WAS" >"/proc/sys/net/ipv6/conf/$DECOY_IF/dad_transmits"
+}
+
+# decoys_add: a deprecated address, and one whose duplicate address
+# detection takes 100 s, on the first interface
+decoys_add() {
+	local dev=$DECOY_IF first
+
+	defer decoys_del
+	/usr/sbin/ip -6 addr add "$DEPRECATED6/64" dev "$dev" preferred_lft 0 nodad
+	echo 100 >"/proc/sys/net/ipv6/conf/$dev/dad_transmits"
+	/usr/sbin/ip -6 addr add "$TENTATIVE6/64" dev "$dev"
+	/usr/sbin/ip -6 addr show dev "$dev" deprecated | grep -q " $DEPRECATED6/" ||
+		fail "$DEPRECATED6 is not deprecated"
+	/usr/sbin/ip -6 addr show dev "$dev" tentative | grep -q " $TENTATIVE6/" ||
+		fail "$TENTATIVE6 is not tentative"
+	# Else a pick of the first global address would pass too
+	first=$(/usr/sbin/ip -6 -o addr show dev "$dev" scope global |
+		awk '{ sub(/\/.*/, "", $4); print $4; exit }')
+	case "$first" in
+	"$DEPRECATED6"|"$TENTATIVE6") ;;
+	*) fail "$dev lists $first ahead of the decoys" ;;
+	esac
+	log "$dev also has $DEPRECATED6 (deprecated) and $TENTATIVE6 (tentative)," \
+		"listed first"
+}
+
+# sources_are ADDR...: the server's TCP connections come from exactly
+# these client addresses, one each
+sources_are() {
+	local got
+
+	got=$(server_conns tcp)
+	if ! echo "$got" | each_n_times 1 2 "$@"; then
+		echo "$got" | sed 's/^/server conn: /'
+		fail "the connections do not come from $* (a decoy picked?)"
+	fi
+	log "ok: by name, the transports are bound to $*"
+}
+
 RDMA6="vers=3,proto=rdma6,port=$RDMA_PORT,nconnect=4,remoteports=$RANGE6"
 TCP6="vers=3,proto=tcp6,nconnect=4,remoteports=$RANGE6"
 run rdma "$RDMA6,localports=$(echo $CLIENT_ADDRS6 | tr ' ' '~')"
-run tcp "$TCP6,localports=$(echo $CLIENT_IFS | tr ' ' '~')"
+decoys_add
+TCPIF6="$TCP6,localports=$(echo $CLIENT_IFS | tr ' ' '~')"
+nfs_mount "$TCPIF6" "[$SERVER6]"
+touch_all_xprts
+wait_for 30 pairs_match tcp || true
+sources_are $CLIENT_ADDRS6
+nfs_umount
+decoys_del
+run tcp "$TCPIF6"
