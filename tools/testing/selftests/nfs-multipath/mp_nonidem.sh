@@ -10,7 +10,9 @@
 # (the rpc_path_move tracepoint); requests did move; and the server
 # received each of those procedures at least as often as the client
 # called it (nfsd's counters against the client's), the difference
-# being retransmissions on the same path, which its reply cache answers.
+# being retransmissions on the same path, which its reply cache answers,
+# and at most as often as the client transmitted it (the mount's per-op
+# transmission counts).
 #
 #   NONIDEM_PROTO=tcp|rdma (tcp; rdma flaps the server's links only)
 
@@ -76,6 +78,14 @@ server_counts() {
 	proc3_counts "$(on-server cat /proc/net/rpc/nfsd)"
 }
 
+# trans_counts: "name count" of the transmissions of the mount's requests,
+# from the per-op lines of mountstats (NAME: ops trans timeouts ...)
+trans_counts() {
+	mount_stats | awk '$1 ~ /^[A-Z]+:$/ && NF >= 9 {
+		n = tolower(substr($1, 1, length($1) - 1)); print n, $3
+	}'
+}
+
 # flap: take a random data link of SIDES down for 2 to 3 s, every 4 s
 flapper() {
 	local n=0 side k ifc
@@ -123,6 +133,7 @@ main() {
 
 	c0=$(client_counts)
 	s0=$(server_counts)
+	t0=$(trans_counts)
 	for w in $(seq 1 $WORKERS); do
 		worker "$w" >"/tmp/nfsmp-w$w.log" 2>&1 &
 		pids="$pids $!"
@@ -174,13 +185,17 @@ main() {
 
 	c1=$(client_counts)
 	s1=$(server_counts)
+	t1=$(trans_counts)
 	re=' (CREATE|MKDIR|REMOVE|RMDIR|RENAME) (from .*|stays on .*: sent [1-9][0-9]* times)$'
 	caught=$(grep -cE "$re" "$tr/trace" || true)
 	for p in $PROCS; do
 		cd=$(($(proc_count "$c1" "$p") - $(proc_count "$c0" "$p")))
 		sd=$(($(proc_count "$s1" "$p") - $(proc_count "$s0" "$p")))
-		log "$p: client called $cd, server received $sd"
+		td=$(($(proc_count "$t1" "$p") - $(proc_count "$t0" "$p")))
+		log "$p: client called $cd, transmitted $td, server received $sd"
 		[ "$sd" -ge "$cd" ] || fail "the server counted fewer ${p}s than the client called"
+		[ "$sd" -le "$td" ] ||
+			fail "the server counted more ${p}s than the client transmitted"
 		[ "$cd" -gt 0 ] || fail "the client made no $p calls"
 		caught=$((caught + sd - cd))
 	done
