@@ -11,6 +11,7 @@
 #                   (BISECT=0: without a build after every patch), and
 #                   with BISECT=1 also make check-configs
 #   make check-configs build SunRPC and NFS with IPV6=n and SUNRPC=y/IPV6=m
+#                   (make check runs it too)
 #   make check-long the selftests too long for make check (swap over NFS,
 #                   mount cycles, TCP failover, path policies) and the 6.1
 #                   DKMS test
@@ -131,6 +132,7 @@ check: deps
 	@$(call timed,modules)
 	@$(call timed,sparse)
 	@$(call timed,check-series BISECT=0)
+	@$(call timed,check-configs)
 	@$(call timed,run-selftests)
 	@$(call timed,check-ksft)
 	@$(call timed,run-bench QUICK=1)
