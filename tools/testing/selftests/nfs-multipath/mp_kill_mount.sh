@@ -9,7 +9,7 @@
 # killed with SIGKILL while it waits, again and again, over TCP and over
 # RDMA; then umount -i (without the umount.nfs helper, so that the kill
 # reaches the umount(2) caller) is killed while the paths of a live mount
-# go dark.  Proves: every killed mount and umount ends, no mount and no
+# go dark, over TCP and over RDMA.  Proves: every killed mount and umount ends, no mount and no
 # mount.nfs is left, the kernel logs no BUG, WARNING or slab corruption,
 # and the slab caches validate (run-selftests boots the client with slab
 # poisoning and KFENCE).
@@ -124,6 +124,7 @@ main() {
 	kill_mounts rdma
 	black_hole off
 	kill_umount tcp
+	kill_umount rdma
 	sleep 5
 	if pgrep -x mount.nfs >/dev/null || grep -q " $MNT nfs" /proc/mounts; then
 		ps -o pid,stat,args | grep -E 'mount' | sed 's/^/left: /'
