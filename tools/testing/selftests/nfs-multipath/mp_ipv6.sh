@@ -65,6 +65,7 @@ run() {
 	log "--- $1: $2"
 	nfs_mount "$2" "[$SERVER6]"
 	check_pairs "$1"
+	sources_are "$1" $CLIENT_ADDRS6
 	check_sets
 	check_data "$2"
 	nfs_umount
@@ -75,24 +76,25 @@ TENTATIVE6=fd99::1f1
 DECOY_IF=${CLIENT_IFS%% *}
 DAD_WAS=$(cat "/proc/sys/net/ipv6/conf/$DECOY_IF/dad_transmits")
 
-# decoys_del: the decoys that are there go
+# decoys_del: the decoys that are there go, and DAD is as it was; false
+# if any of it failed (a checked cleanup)
 decoys_del() {
-	local a
+	local a rc=0
 
 	for a in "$DEPRECATED6" "$TENTATIVE6"; do
 		/usr/sbin/ip -6 addr show dev "$DECOY_IF" | grep -q " $a/" || continue
-		/usr/sbin/ip -6 addr del "$a/64" dev "$DECOY_IF" ||
-			fail "cannot remove $a from $DECOY_IF"
+		/usr/sbin/ip -6 addr del "$a/64" dev "$DECOY_IF" || rc=1
 	done
-	echo "$DAD_WAS" >"/proc/sys/net/ipv6/conf/$DECOY_IF/dad_transmits"
+	echo "$DAD_WAS" >"/proc/sys/net/ipv6/conf/$DECOY_IF/dad_transmits" || rc=1
+	return "$rc"
 }
 
 # decoys_add: a deprecated address, and one whose duplicate address
 # detection takes 100 s, on the first interface
 decoys_add() {
-	local dev=$DECOY_IF first
+	local dev=$DECOY_IF order
 
-	defer decoys_del
+	defer_check decoys_del
 	/usr/sbin/ip -6 addr add "$DEPRECATED6/64" dev "$dev" preferred_lft 0 nodad
 	echo 100 >"/proc/sys/net/ipv6/conf/$dev/dad_transmits"
 	/usr/sbin/ip -6 addr add "$TENTATIVE6/64" dev "$dev"
@@ -100,39 +102,33 @@ decoys_add() {
 		fail "$DEPRECATED6 is not deprecated"
 	/usr/sbin/ip -6 addr show dev "$dev" tentative | grep -q " $TENTATIVE6/" ||
 		fail "$TENTATIVE6 is not tentative"
-	# Else a pick of the first global address would pass too
-	first=$(/usr/sbin/ip -6 -o addr show dev "$dev" scope global |
-		awk '{ sub(/\/.*/, "", $4); print $4; exit }')
-	case "$first" in
-	"$DEPRECATED6"|"$TENTATIVE6") ;;
-	*) fail "$dev lists $first ahead of the decoys" ;;
+	# Else a pick of the first usable-looking address would pass too
+	order=$(/usr/sbin/ip -6 -o addr show dev "$dev" scope global |
+		awk '{ sub(/\/.*/, "", $4); printf "%s ", $4 }')
+	case "$order" in
+	"$DEPRECATED6 $TENTATIVE6 "*|"$TENTATIVE6 $DEPRECATED6 "*) ;;
+	*) fail "$dev lists its addresses as $order, not both decoys first" ;;
 	esac
 	log "$dev also has $DEPRECATED6 (deprecated) and $TENTATIVE6 (tentative)," \
-		"listed first"
+		"listed first: $order"
 }
 
-# sources_are ADDR...: the server's TCP connections come from exactly
-# these client addresses, one each
+# sources_are PROTO ADDR...: the server's PROTO connections come from
+# exactly these client addresses, one each
 sources_are() {
-	local got
+	local proto=$1 got
 
-	got=$(server_conns tcp)
+	shift
+	got=$(server_conns "$proto")
 	if ! echo "$got" | each_n_times 1 2 "$@"; then
 		echo "$got" | sed 's/^/server conn: /'
-		fail "the connections do not come from $* (a decoy picked?)"
+		fail "the $proto connections do not come from $* (a decoy picked?)"
 	fi
-	log "ok: by name, the transports are bound to $*"
+	log "ok: the $proto transports are bound to $*"
 }
 
 RDMA6="vers=3,proto=rdma6,port=$RDMA_PORT,nconnect=4,remoteports=$RANGE6"
 TCP6="vers=3,proto=tcp6,nconnect=4,remoteports=$RANGE6"
 run rdma "$RDMA6,localports=$(echo $CLIENT_ADDRS6 | tr ' ' '~')"
 decoys_add
-TCPIF6="$TCP6,localports=$(echo $CLIENT_IFS | tr ' ' '~')"
-nfs_mount "$TCPIF6" "[$SERVER6]"
-touch_all_xprts
-wait_for 30 pairs_match tcp || true
-sources_are $CLIENT_ADDRS6
-nfs_umount
-decoys_del
-run tcp "$TCPIF6"
+run tcp "$TCP6,localports=$(echo $CLIENT_IFS | tr ' ' '~')"
