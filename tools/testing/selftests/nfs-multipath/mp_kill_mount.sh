@@ -9,10 +9,10 @@
 # killed with SIGKILL while it waits, again and again, over TCP and over
 # RDMA; then umount -i (without the umount.nfs helper, so that the kill
 # reaches the umount(2) caller) is killed while the paths of a live mount
-# go dark, over TCP and over RDMA.  Proves: every killed mount and umount ends, no mount and no
-# mount.nfs is left, the kernel logs no BUG, WARNING or slab corruption,
-# and the slab caches validate (run-selftests boots the client with slab
-# poisoning and KFENCE).
+# go dark, over TCP and over RDMA.  Proves: every killed mount and
+# umount ends, no mount and no mount.nfs is left, the kernel logs no BUG,
+# WARNING or slab corruption, and the slab caches validate (run-selftests
+# boots the client with slab poisoning and KFENCE).
 
 . ./lib.sh
 
