@@ -897,6 +897,49 @@ trace_show() {
 	log "trace: $(grep -c 'rpc_path_move:' "$TR/trace" || true) rpc_path_move events"
 }
 
+# ------------------------------------------------------------ NFSv3 counts
+
+# proc3_counts FILE-CONTENT: "name count" for the procedures in $PROCS,
+# from a proc3 line (null getattr setattr lookup access readlink read
+# write create mkdir symlink mknod remove rmdir rename link ...)
+proc3_counts() {
+	echo "$1" | awk '$1 == "proc3" {
+		names = "null getattr setattr lookup access readlink read write"
+		split(names " create mkdir symlink mknod remove rmdir rename link", n, " ")
+		for (i = 1; i <= 16; i++) print n[i], $(i + 2)
+	}'
+}
+
+# proc_count COUNTS PROC: the count of PROC in proc3_counts' output COUNTS
+proc_count() {
+	echo "$1" | awk -v p="$2" '$1 == p { print $2 }'
+}
+
+# have_counts WHAT COUNTS: COUNTS has a line for each of $PROCS, or fail
+have_counts() {
+	local p
+
+	for p in $PROCS; do
+		[ -n "$(proc_count "$2" "$p")" ] || fail "$1 has no count of $p"
+	done
+}
+
+client_counts() {
+	proc3_counts "$(cat /proc/net/rpc/nfs)"
+}
+
+server_counts() {
+	proc3_counts "$(on-server cat /proc/net/rpc/nfsd)"
+}
+
+# trans_counts: "name count" of the transmissions of the mount's requests,
+# from the per-op lines of mountstats (NAME: ops trans timeouts ...)
+trans_counts() {
+	mount_stats | awk '$1 ~ /^[A-Z]+:$/ && NF >= 9 {
+		n = tolower(substr($1, 1, length($1) - 1)); print n, $3
+	}'
+}
+
 # ------------------------------------------------------------ load, timing
 
 # The rate of load_start, reads and writes.  The server guest has one

@@ -54,38 +54,6 @@ worker() {
 	echo "w$1: $i rounds"
 }
 
-# proc3_counts FILE-CONTENT: "name count" for the procedures in $PROCS,
-# from a proc3 line (null getattr setattr lookup access readlink read
-# write create mkdir symlink mknod remove rmdir rename link ...)
-proc3_counts() {
-	echo "$1" | awk '$1 == "proc3" {
-		names = "null getattr setattr lookup access readlink read write"
-		split(names " create mkdir symlink mknod remove rmdir rename link", n, " ")
-		for (i = 1; i <= 16; i++) print n[i], $(i + 2)
-	}'
-}
-
-# proc_count COUNTS PROC: the count of PROC in proc3_counts' output COUNTS
-proc_count() {
-	echo "$1" | awk -v p="$2" '$1 == p { print $2 }'
-}
-
-client_counts() {
-	proc3_counts "$(cat /proc/net/rpc/nfs)"
-}
-
-server_counts() {
-	proc3_counts "$(on-server cat /proc/net/rpc/nfsd)"
-}
-
-# trans_counts: "name count" of the transmissions of the mount's requests,
-# from the per-op lines of mountstats (NAME: ops trans timeouts ...)
-trans_counts() {
-	mount_stats | awk '$1 ~ /^[A-Z]+:$/ && NF >= 9 {
-		n = tolower(substr($1, 1, length($1) - 1)); print n, $3
-	}'
-}
-
 # flap: take a random data link of SIDES down for 2 to 3 s, every 4 s
 flapper() {
 	local n=0 side k ifc
@@ -112,15 +80,28 @@ flapper() {
 	echo "$n flaps"
 }
 
+# stop_all: stop the workers and the flapper, and wait for them, ahead
+# of the umount
+stop_all() {
+	local p
+
+	touch "$STOP"
+	for p in $PIDS; do
+		run_wait_pid "$p" 60 || return 1
+	done
+	restore_links
+}
+
 main() {
-	local tr c0 s0 c1 s1 w pids="" fpid rc=0 p cd sd moved sent_moves caught kept t re
+	local tr c0 s0 c1 s1 w fpid rc=0 p cd sd moved sent_moves caught kept t re
 
 	boost_priority
 	server_ctl_priority
 	defer restore_links
-	defer "touch $STOP"
 	rm -f "$STOP"
 	nfs_mount "$OPTS"
+	PIDS=""
+	defer_check stop_all
 	touch_all_xprts
 	check_fresh
 	tr=$(tracefs)
@@ -134,13 +115,17 @@ main() {
 	c0=$(client_counts)
 	s0=$(server_counts)
 	t0=$(trans_counts)
+	have_counts "/proc/net/rpc/nfs" "$c0"
+	have_counts "the server's /proc/net/rpc/nfsd" "$s0"
+	have_counts "mountstats" "$t0"
 	for w in $(seq 1 $WORKERS); do
 		worker "$w" >"/tmp/nfsmp-w$w.log" 2>&1 &
-		pids="$pids $!"
+		PIDS="$PIDS $!"
 	done
 	echo 0 >"$FLAPPED"
 	flapper >/tmp/nfsmp-flap.log 2>&1 &
 	fpid=$!
+	PIDS="$PIDS $fpid"
 	sleep "$SECS"
 	t=$SECS
 	while [ "$(cat "$FLAPPED")" -lt "$FLAPS" ] && [ "$t" -lt "$SECS_MAX" ]; do
@@ -152,7 +137,7 @@ main() {
 	[ "$(cat "$FLAPPED")" -ge "$FLAPS" ] ||
 		fail "only $(cat "$FLAPPED") flaps in $SECS_MAX s, not $FLAPS:" \
 			"too few to test anything"
-	for p in $pids; do
+	for p in ${PIDS% $fpid}; do
 		run_wait_pid "$p" 120 ||
 			{ hang_evidence; fail "a worker did not end 120 s after the flapping"; }
 		wait "$p" || rc=1
@@ -186,6 +171,9 @@ main() {
 	c1=$(client_counts)
 	s1=$(server_counts)
 	t1=$(trans_counts)
+	have_counts "/proc/net/rpc/nfs" "$c1"
+	have_counts "the server's /proc/net/rpc/nfsd" "$s1"
+	have_counts "mountstats" "$t1"
 	re=' (CREATE|MKDIR|REMOVE|RMDIR|RENAME) (from .*|stays on .*: sent [1-9][0-9]* times)$'
 	caught=$(grep -cE "$re" "$tr/trace" || true)
 	for p in $PROCS; do
