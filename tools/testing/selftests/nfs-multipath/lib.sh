@@ -888,6 +888,15 @@ trace_event() {
 	defer "echo 0 >$TR/events/$1/enable"
 }
 
+# trace_since MARK: the trace after the trace_mark MARK, without the
+# moves, for the story of a slow rejoin
+trace_since() {
+	[ -n "$TR" ] || return 0
+	awk -v m="tracing_mark_write: $1" 'index($0, m) { on = 1; next }
+		on && !/rpc_path_move:/' "$TR/trace" | head -n 80 |
+		sed 's/^ *[^ ]* *\[[0-9]*\] [^ ]* */trace: /'
+}
+
 # trace_show: what the trace saw, when a request took too long
 trace_show() {
 	[ -n "$TR" ] || return 0

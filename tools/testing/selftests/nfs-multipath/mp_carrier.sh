@@ -104,6 +104,8 @@ carrier_case() {
 	if wait_path "$addr" up 30; then
 		log "the path to $addr was up again $(secs "$WAITED") s after the link came back" \
 		    "($(secs $(($(now_cs) - t0))) s after the command began)"
+		# Over half the limit: what the connects did meanwhile
+		[ "$WAITED" -le $((REJOIN_CS / 2)) ] || trace_since "$side $ifc up ($how)"
 		if [ "$WAITED" -le "$REJOIN_CS" ]; then
 			log "ok: rejoined within $(secs $REJOIN_CS) s"
 		else
@@ -176,6 +178,12 @@ main() {
 	# One trace for both runs: the count of losses below spans them
 	trace_start "$MAX_LAT_MS"
 	[ -n "$TR" ] || log "no rpc_path tracepoints in tracefs: not checked"
+	# What a slow rejoin's connects did, for trace_since
+	for e in rpcrdma/xprtrdma_op_connect rpcrdma/xprtrdma_connect \
+		 rdma_cma/cm_send_req rdma_cma/cm_event_handler \
+		 rdma_cma/cm_id_destroy sunrpc/rpc_socket_connect; do
+		[ -z "$TR" ] || trace_event "$e"
+	done
 
 	carrier_run rdma server
 	carrier_run tcp client
