@@ -1,0 +1,181 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# A non-idempotent request that was never sent moves to another path.  A
+# multipath TCP mount has one path per client NIC.  That NIC of one
+# path starts to drop all it sends (netem loss 100%), and at once the
+# client aborts the path's connection (ss -K), so its transport has to
+# connect again and cannot: every request the round robin gives it waits
+# for that connect, unsent.  Workers making exclusive files and
+# directories without a pause start right then, before the path can be
+# declared down.  Proves: once the path is declared down, MKDIRs and CREATEs
+# that waited there moved (rpc_path_move, not "after it was sent"), and
+# the workers went on within the detection limit; no non-idempotent
+# request moved after it was sent; no sequence saw the EEXIST a request
+# executed twice gives; the server received each MKDIR and CREATE at
+# least once and at most as often as the client transmitted it.
+#
+# Only the requests that reach the transport before its path stops
+# taking new ones wait there: in the first runs, one MKDIR each time
+# (a worker's first request).  Sixteen workers start at once to make
+# that burst large.
+
+. ./lib.sh
+
+WORKERS=16
+PROCS="create mkdir"
+STOP=/tmp/nfsmp-unsent.stop
+DETECT_S=$(limit 5)		# the path is down (or probed) within this
+STALL_MS=$(limit 8000)		# no worker's step takes longer
+
+# worker W: exclusive CREATEs in $MNT/u$W until $STOP, a MKDIR every
+# eighth step; each step's time in ms to /tmp/nfsmp-u$W.ms.  The create
+# is bash's own (no fork), so that a worker sends a request every few
+# tens of ms, and one soon meets the dark path.
+worker() {
+	local d=$MNT/u$1 i=0 t0 t1
+
+	set -o noclobber
+	mkdir "$d"
+	: >"/tmp/nfsmp-u$1.ms"
+	while [ ! -e "$STOP" ]; do
+		i=$((i + 1))
+		t0=${EPOCHREALTIME/./}
+		: >"$d/f$i" || { echo "u$1: exclusive create $i failed"; return 1; }
+		if [ $((i % 8)) = 0 ]; then
+			mkdir "$d/m$i" || { echo "u$1: mkdir $i failed"; return 1; }
+		fi
+		t1=${EPOCHREALTIME/./}
+		echo $(((t1 - t0) / 1000)) >>"/tmp/nfsmp-u$1.ms"
+	done
+	echo "u$1: $i steps, the longest $(sort -n "/tmp/nfsmp-u$1.ms" | tail -n 1) ms"
+}
+
+# conns SADDR CADDR: the client's established connections from CADDR to
+# SADDR's NFS port
+conns() {
+	ss -Htn state established "( src $2 and dst $1 and dport = :2049 )" |
+		grep -c . || true
+}
+
+# abort_path SADDR CADDR: the one connection from CADDR to SADDR ends
+abort_path() {
+	local n
+
+	n=$(conns "$1" "$2")
+	[ "$n" = 1 ] || fail "$n connections from $2 to $1, not one"
+	ss -K -tn state established "( src $2 and dst $1 and dport = :2049 )" \
+		>/dev/null || fail "ss -K failed"
+	n=$(conns "$1" "$2")
+	[ "$n" = 0 ] || fail "ss -K left the connection from $2 to $1 established"
+}
+
+# stop_workers: stop the workers and wait for them, the loss ended
+stop_workers() {
+	local p
+
+	touch "$STOP"
+	restore_links
+	for p in $PIDS; do
+		run_wait_pid "$p" 60 || return 1
+	done
+}
+
+# unsent_moves ADDR: MKDIRs and CREATEs that moved off the path to ADDR
+# before they were sent
+unsent_moves() {
+	grep -cE "rpc_path_move: .* (CREATE|MKDIR) from xprt=[0-9]+ ${1//./\\.}\$" \
+		"$TR/trace" || true
+}
+
+main() {
+	local saddr caddr cif c0 s0 t0 c1 s1 t1 p cd sd td w rc=0 n worst
+
+	boost_priority
+	server_ctl_priority
+	/sbin/modprobe tcp_diag || fail "no tcp_diag: ss -K cannot abort a socket"
+	defer restore_links
+	rm -f "$STOP" /tmp/nfsmp-u*.ms
+	on-server "rm -rf $EXPORT/u[0-9]*"
+	nfs_mount "$MP_TCP,nconnect=4,remoteports=$SERVER_RANGE,localports=$CLIENT_LIST"
+	touch_all_xprts
+	check_fresh
+	PAIRS=$(mountstats_pairs)
+	saddr=$(word_at 1 "$SERVER_ADDRS")
+	caddr=$(echo "$PAIRS" | awk -v a="$saddr" '$1 == a { print $2 }')
+	[ "$(echo "$caddr" | wc -w)" = 1 ] ||
+		fail "not one path to $saddr: $(echo $PAIRS)"
+	cif=$(client_if "$caddr")
+	[ -n "$cif" ] || fail "no client interface has $caddr"
+	trace_start 1000
+	[ -n "$TR" ] || fail "no rpc_path tracepoints"
+	trace_event sunrpc/rpc_path_keep
+
+	c0=$(client_counts)
+	s0=$(server_counts)
+	t0=$(trans_counts)
+	have_counts "/proc/net/rpc/nfs" "$c0"
+	have_counts "the server's /proc/net/rpc/nfsd" "$s0"
+	have_counts "mountstats" "$t0"
+
+	log "the path $caddr -> $saddr goes dark ($cif) and loses its connection"
+	PIDS=""
+	defer_check stop_workers
+	/usr/sbin/tc qdisc replace dev "$cif" root netem loss 100%
+	abort_path "$saddr" "$caddr"
+	for w in $(seq 1 $WORKERS); do
+		worker "$w" >"/tmp/nfsmp-u$w.log" 2>&1 &
+		PIDS="$PIDS $!"
+	done
+	wait_path "$saddr" "down|probing" "$DETECT_S" ||
+		{ dump_paths; fail "the path to $saddr is not down $DETECT_S s after it went dark"; }
+	log "the path to $saddr is $(path_state "$saddr") after $(secs "$WAITED") s"
+	sleep 3
+	touch "$STOP"
+	for p in $PIDS; do
+		run_wait_pid "$p" 60 ||
+			{ hang_evidence; fail "a worker did not end 60 s after the path went down"; }
+		wait "$p" || rc=1
+	done
+	cat /tmp/nfsmp-u*.log
+	[ "$rc" = 0 ] || fail "a sequence met an error"
+	log "ok: every sequence ended without an error"
+
+	n=$(unsent_moves "$saddr")
+	grep -E 'rpc_path_(move|keep): .* (CREATE|MKDIR) ' "$TR/trace" | head -n 6 |
+		sed 's/^ *[^ ]* *\[[0-9]*\] [^ ]* */trace: /'
+	[ "$n" -gt 0 ] ||
+		fail "no MKDIR or CREATE moved off the dead path before it was sent"
+	log "ok: $n MKDIRs and CREATEs moved off the dead path unsent"
+	if grep -qE 'rpc_path_move: .* (CREATE|MKDIR) .*after it was sent' "$TR/trace"; then
+		fail "a MKDIR or CREATE moved after it was sent"
+	fi
+	log "ok: no MKDIR or CREATE moved after it was sent"
+	worst=$(cat /tmp/nfsmp-u*.ms | sort -n | tail -n 1)
+	log "the longest step (MKDIR and CREATE) took $worst ms"
+	[ "$worst" -le "$STALL_MS" ] ||
+		fail "a step took $worst ms, more than $STALL_MS: the unsent requests waited"
+
+	c1=$(client_counts)
+	s1=$(server_counts)
+	t1=$(trans_counts)
+	have_counts "/proc/net/rpc/nfs" "$c1"
+	have_counts "the server's /proc/net/rpc/nfsd" "$s1"
+	have_counts "mountstats" "$t1"
+	for p in $PROCS; do
+		cd=$(($(proc_count "$c1" "$p") - $(proc_count "$c0" "$p")))
+		sd=$(($(proc_count "$s1" "$p") - $(proc_count "$s0" "$p")))
+		td=$(($(proc_count "$t1" "$p") - $(proc_count "$t0" "$p")))
+		log "$p: client called $cd, transmitted $td, server received $sd"
+		[ "$cd" -gt 0 ] || fail "the client made no $p calls"
+		[ "$sd" -ge "$cd" ] || fail "the server counted fewer ${p}s than the client called"
+		[ "$sd" -le "$td" ] || fail "the server counted more ${p}s than the client transmitted"
+	done
+
+	restore_links
+	wait_for 30 all_paths_up || { dump_paths; fail "not every path is up 30 s after the loss ended"; }
+	nfs_umount
+	on-server "rm -rf $EXPORT/u[0-9]*"
+}
+
+main
