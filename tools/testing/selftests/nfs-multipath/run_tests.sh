@@ -26,6 +26,23 @@ TIMEOUT=${TEST_TIMEOUT:-$(sed -n 's/^timeout=//p' "$DIR/settings")}
 # is not
 DEBUG_SLOWDOWN=${TEST_TIMEOUT:+1}
 DEBUG_SLOWDOWN=${DEBUG_SLOWDOWN:-3}
+BASE_TIMEOUT=$TIMEOUT
+SCALE=1
+
+# test_timeout NAME: the time test NAME may take: the settings file's
+# timeout_NAME= if it has one (kselftest's runner reads only timeout=),
+# else its timeout=; scaled on the debug kernel.  TEST_TIMEOUT overrides
+# both.
+test_timeout() {
+	local t
+
+	if [ -n "${TEST_TIMEOUT:-}" ]; then
+		echo "$TEST_TIMEOUT"
+		return
+	fi
+	t=$(sed -n "s/^timeout_$1=//p" "$DIR/settings")
+	echo $((${t:-$BASE_TIMEOUT} * SCALE))
+}
 
 # The tests and their order are the Makefile's TEST_PROGS, the time each
 # may take is the settings file's, as for kselftest's runner.
@@ -154,6 +171,7 @@ run_one() {
 	local n=$1 t=$2 name=${2%.sh} start rc trouble eflags t0 leaks
 
 	echo "# selftests: nfs-multipath: $name"
+	TIMEOUT=$(test_timeout "$name")
 	start=$(($(dmesg | wc -l) + 1))
 	t0=$(cut -d' ' -f1 /proc/uptime)
 	rm -f /tmp/.ksft-rc /tmp/.ksft-out
@@ -242,8 +260,9 @@ main() {
 		# It runs everything about three times slower: the same
 		# work gets three times the time before it counts as hung
 		# (lib.sh's limit scales the tests' own limits the same way)
+		SCALE=$DEBUG_SLOWDOWN
 		TIMEOUT=$((TIMEOUT * DEBUG_SLOWDOWN))
-		echo "# debug kernel: each test may take $TIMEOUT s"
+		echo "# debug kernel: each test may take $TIMEOUT s, or $SCALE times its own timeout"
 		;;
 	esac
 	for t in $tests; do
