@@ -128,13 +128,13 @@ main() {
 		PIDS="$PIDS $!"
 	done
 	wait_path "$saddr" "down|probing" "$DETECT_S" ||
-		{ dump_paths; fail "the path to $saddr is not down $DETECT_S s after it went dark"; }
+		{ dump_paths; fail "the path to $saddr is not down $DETECT_S s after going dark"; }
 	log "the path to $saddr is $(path_state "$saddr") after $(secs "$WAITED") s"
 	sleep 3
 	touch "$STOP"
 	for p in $PIDS; do
 		run_wait_pid "$p" 60 ||
-			{ hang_evidence; fail "a worker did not end 60 s after the path went down"; }
+			{ hang_evidence; fail "a worker did not end 60 s after the path was down"; }
 		wait "$p" || rc=1
 	done
 	cat /tmp/nfsmp-u*.log
@@ -169,11 +169,13 @@ main() {
 		log "$p: client called $cd, transmitted $td, server received $sd"
 		[ "$cd" -gt 0 ] || fail "the client made no $p calls"
 		[ "$sd" -ge "$cd" ] || fail "the server counted fewer ${p}s than the client called"
-		[ "$sd" -le "$td" ] || fail "the server counted more ${p}s than the client transmitted"
+		[ "$sd" -le "$td" ] ||
+			fail "the server counted more ${p}s than the client transmitted"
 	done
 
 	restore_links
-	wait_for 30 all_paths_up || { dump_paths; fail "not every path is up 30 s after the loss ended"; }
+	wait_for 30 all_paths_up ||
+		{ dump_paths; fail "not every path is up 30 s after the loss ended"; }
 	nfs_umount
 	on-server "rm -rf $EXPORT/u[0-9]*"
 }

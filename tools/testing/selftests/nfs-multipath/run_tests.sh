@@ -262,7 +262,8 @@ main() {
 		# (lib.sh's limit scales the tests' own limits the same way)
 		SCALE=$DEBUG_SLOWDOWN
 		TIMEOUT=$((TIMEOUT * DEBUG_SLOWDOWN))
-		echo "# debug kernel: each test may take $TIMEOUT s, or $SCALE times its own timeout"
+		echo "# debug kernel: each test may take $TIMEOUT s" \
+			"(or $SCALE times its own timeout)"
 		;;
 	esac
 	for t in $tests; do
