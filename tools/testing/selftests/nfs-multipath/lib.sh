@@ -893,16 +893,19 @@ trace_event() {
 trace_since() {
 	[ -n "$TR" ] || return 0
 	awk -v m="tracing_mark_write: $1" 'index($0, m) { on = 1; next }
-		on && !/rpc_path_move:/' "$TR/trace" | head -n 80 |
-		sed 's/^ *[^ ]* *\[[0-9]*\] [^ ]* */trace: /'
+		on && !/rpc_path_move:/' "$TR/trace" | head -n 80 | trace_lines
+}
+
+# trace_lines: trace lines without task, CPU and flags, as "trace: ..."
+trace_lines() {
+	sed 's/^ *[^ ]* *\[[0-9]*\] [^ ]* */trace: /'
 }
 
 # trace_show: what the trace saw, when a request took too long
 trace_show() {
 	[ -n "$TR" ] || return 0
 	log "trace: path events, requests over half the limit (moves counted):"
-	grep -v '^#' "$TR/trace" | grep -v 'rpc_path_move:' |
-		sed 's/^ *[^ ]* *\[[0-9]*\] [^ ]* */trace: /'
+	grep -v '^#' "$TR/trace" | grep -v 'rpc_path_move:' | trace_lines
 	log "trace: $(grep -c 'rpc_path_move:' "$TR/trace" || true) rpc_path_move events"
 }
 
@@ -947,6 +950,42 @@ trans_counts() {
 	mount_stats | awk '$1 ~ /^[A-Z]+:$/ && NF >= 9 {
 		n = tolower(substr($1, 1, length($1) - 1)); print n, $3
 	}'
+}
+
+# counts_take NAME: NAME_c, NAME_s and NAME_t get the client's calls, the
+# server's counts and the mount's transmissions, each "name count"; fails
+# when one has no count of a procedure of $PROCS
+counts_take() {
+	local -n c=${1}_c s=${1}_s t=${1}_t
+
+	c=$(client_counts)
+	s=$(server_counts)
+	t=$(trans_counts)
+	have_counts "/proc/net/rpc/nfs" "$c"
+	have_counts "the server's /proc/net/rpc/nfsd" "$s"
+	have_counts "mountstats" "$t"
+}
+
+# counts_check BEFORE AFTER: between two counts_take, the client called
+# each of $PROCS, and the server received it at least as often as the
+# client called it and at most as often as the client transmitted it.
+# COUNTS_EXTRA gets what the server received beyond the calls, in all.
+counts_check() {
+	local -n c0=${1}_c s0=${1}_s t0=${1}_t c1=${2}_c s1=${2}_s t1=${2}_t
+	local p cd sd td
+
+	COUNTS_EXTRA=0
+	for p in $PROCS; do
+		cd=$(($(proc_count "$c1" "$p") - $(proc_count "$c0" "$p")))
+		sd=$(($(proc_count "$s1" "$p") - $(proc_count "$s0" "$p")))
+		td=$(($(proc_count "$t1" "$p") - $(proc_count "$t0" "$p")))
+		log "$p: client called $cd, transmitted $td, server received $sd"
+		[ "$sd" -ge "$cd" ] || fail "the server counted fewer ${p}s than the client called"
+		[ "$sd" -le "$td" ] ||
+			fail "the server counted more ${p}s than the client transmitted"
+		[ "$cd" -gt 0 ] || fail "the client made no $p calls"
+		COUNTS_EXTRA=$((COUNTS_EXTRA + sd - cd))
+	done
 }
 
 # ------------------------------------------------------------ load, timing

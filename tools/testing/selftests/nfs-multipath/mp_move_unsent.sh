@@ -89,7 +89,7 @@ unsent_moves() {
 }
 
 main() {
-	local saddr caddr cif c0 s0 t0 c1 s1 t1 p cd sd td w rc=0 n worst
+	local saddr caddr cif p w rc=0 n worst
 
 	boost_priority
 	server_ctl_priority
@@ -111,12 +111,7 @@ main() {
 	[ -n "$TR" ] || fail "no rpc_path tracepoints"
 	trace_event sunrpc/rpc_path_keep
 
-	c0=$(client_counts)
-	s0=$(server_counts)
-	t0=$(trans_counts)
-	have_counts "/proc/net/rpc/nfs" "$c0"
-	have_counts "the server's /proc/net/rpc/nfsd" "$s0"
-	have_counts "mountstats" "$t0"
+	counts_take before
 
 	log "the path $caddr -> $saddr goes dark ($cif) and loses its connection"
 	PIDS=""
@@ -143,7 +138,7 @@ main() {
 
 	n=$(unsent_moves "$saddr")
 	grep -E 'rpc_path_(move|keep): .* (CREATE|MKDIR) ' "$TR/trace" | head -n 6 |
-		sed 's/^ *[^ ]* *\[[0-9]*\] [^ ]* */trace: /'
+		trace_lines
 	[ "$n" -gt 0 ] ||
 		fail "no MKDIR or CREATE moved off the dead path before it was sent"
 	log "ok: $n MKDIRs and CREATEs moved off the dead path unsent"
@@ -156,22 +151,8 @@ main() {
 	[ "$worst" -le "$STALL_MS" ] ||
 		fail "a step took $worst ms, more than $STALL_MS: the unsent requests waited"
 
-	c1=$(client_counts)
-	s1=$(server_counts)
-	t1=$(trans_counts)
-	have_counts "/proc/net/rpc/nfs" "$c1"
-	have_counts "the server's /proc/net/rpc/nfsd" "$s1"
-	have_counts "mountstats" "$t1"
-	for p in $PROCS; do
-		cd=$(($(proc_count "$c1" "$p") - $(proc_count "$c0" "$p")))
-		sd=$(($(proc_count "$s1" "$p") - $(proc_count "$s0" "$p")))
-		td=$(($(proc_count "$t1" "$p") - $(proc_count "$t0" "$p")))
-		log "$p: client called $cd, transmitted $td, server received $sd"
-		[ "$cd" -gt 0 ] || fail "the client made no $p calls"
-		[ "$sd" -ge "$cd" ] || fail "the server counted fewer ${p}s than the client called"
-		[ "$sd" -le "$td" ] ||
-			fail "the server counted more ${p}s than the client transmitted"
-	done
+	counts_take after
+	counts_check before after
 
 	restore_links
 	wait_for 30 all_paths_up ||

@@ -93,7 +93,7 @@ stop_all() {
 }
 
 main() {
-	local tr c0 s0 c1 s1 w fpid rc=0 p cd sd moved sent_moves caught kept t re
+	local tr w fpid rc=0 p moved sent_moves caught kept t re
 
 	boost_priority
 	server_ctl_priority
@@ -112,12 +112,7 @@ main() {
 	echo 1 >"$tr/events/sunrpc/rpc_path_keep/enable"
 	defer "echo 0 >$tr/events/sunrpc/rpc_path_keep/enable"
 
-	c0=$(client_counts)
-	s0=$(server_counts)
-	t0=$(trans_counts)
-	have_counts "/proc/net/rpc/nfs" "$c0"
-	have_counts "the server's /proc/net/rpc/nfsd" "$s0"
-	have_counts "mountstats" "$t0"
+	counts_take before
 	for w in $(seq 1 $WORKERS); do
 		worker "$w" >"/tmp/nfsmp-w$w.log" 2>&1 &
 		PIDS="$PIDS $!"
@@ -168,25 +163,11 @@ main() {
 	[ "$sent_moves" = 0 ] || fail "a non-idempotent request moved after it was sent"
 	log "ok: no non-idempotent request moved after it was sent"
 
-	c1=$(client_counts)
-	s1=$(server_counts)
-	t1=$(trans_counts)
-	have_counts "/proc/net/rpc/nfs" "$c1"
-	have_counts "the server's /proc/net/rpc/nfsd" "$s1"
-	have_counts "mountstats" "$t1"
+	counts_take after
 	re=' (CREATE|MKDIR|REMOVE|RMDIR|RENAME) (from .*|stays on .*: sent [1-9][0-9]* times)$'
 	caught=$(grep -cE "$re" "$tr/trace" || true)
-	for p in $PROCS; do
-		cd=$(($(proc_count "$c1" "$p") - $(proc_count "$c0" "$p")))
-		sd=$(($(proc_count "$s1" "$p") - $(proc_count "$s0" "$p")))
-		td=$(($(proc_count "$t1" "$p") - $(proc_count "$t0" "$p")))
-		log "$p: client called $cd, transmitted $td, server received $sd"
-		[ "$sd" -ge "$cd" ] || fail "the server counted fewer ${p}s than the client called"
-		[ "$sd" -le "$td" ] ||
-			fail "the server counted more ${p}s than the client transmitted"
-		[ "$cd" -gt 0 ] || fail "the client made no $p calls"
-		caught=$((caught + sd - cd))
-	done
+	counts_check before after
+	caught=$((caught + COUNTS_EXTRA))
 	# Moved before they were sent, or sent again on their own path
 	[ "$caught" -gt 0 ] ||
 		fail "no non-idempotent request met a failure: the flapping tested nothing"
