@@ -27,11 +27,13 @@
 # with no SYN to port 2049 let out: the tasks that the disconnect wakes
 # leave it without trying to connect it first.  Proves: tasks were on it,
 # its directory goes away, no SYN was dropped, fio sees no error.  Before
-# 0008 let call_connect() send them off: 8 SYNs, gone after 4.6 s.
+# "SUNRPC: remove a transport in sysfs without its send lock",
+# call_connect() sent them off: 8 SYNs, gone after 4.6 s.
 #
 # On Debian's modules
 # (scripts/testbed --stock) only the v4.1 cases run, for comparison; the
-# last one oopses there (Debian's kernel lacks 0005), as expected.
+# last one oopses there, as expected: Debian's kernel lacks "SUNRPC: a
+# task that left a removed transport returns from call_connect_status()".
 
 . ./lib.sh
 
@@ -301,11 +303,13 @@ connecting_case() {
 	log "$(sending_waiters -c) tasks wait for a send lock"
 	# Neither waits for the transport's send lock, which the tasks
 	# waiting for the connect pass among themselves for as long as the
-	# server cannot be reached (before 0007, remove did: over 35 s)
+	# server cannot be reached (before "remove a transport in sysfs
+	# without its send lock", remove did: over 35 s)
 	sysfs_state_timed offline "$(limit 5)"
 	# Before: the task that leaves may run before a mark after it.  So
 	# an error traced while remove waits counts too: a weak proof; the
-	# oops that 0005 fixes is the strong one
+	# oops that "a task that left a removed transport returns from
+	# call_connect_status()" fixes is the strong one
 	trace_mark "remove ${XDIR##*/}"
 	sysfs_state_timed remove "$(limit 5)"
 	wait_for_cs $GONE_CS test ! -d "$XDIR" ||
