@@ -77,7 +77,7 @@ check-configs: prepare
 	@scripts/check-configs
 
 # Selftests that do not fit in make check's time: swap over NFS (about
-# 10 minutes), 100 mount cycles (7), TCP failover (4.5) and the path
+# 15 minutes), 100 mount cycles (7), TCP failover (4.5) and the path
 # policies under capped links (3); then the DKMS install test on 6.1
 LONG_TESTS	:= mp_swap mp_mount_cycles mp_failover_tcp mp_policy
 
