@@ -22,6 +22,8 @@
 . ./lib.sh
 
 KILLS=${KILL_CYCLES:-8}
+# What mount.nfs said, for a mount that ended before it was killed
+ERR=/tmp/nfsmp-kill-mount.err
 DATA_ADDRS=$(echo $SERVER_ADDRS | cut -d' ' -f2-)
 DATA_RANGE=$(echo $DATA_ADDRS | awk '{ print $1 "-" $NF }')
 
@@ -40,6 +42,19 @@ black_hole() {
 	on-server "$cmds true" >/dev/null
 }
 
+# neigh_forget: the client forgets the data endpoints' link addresses.  A
+# mount's life depends on them: with none, a TCP connect fails after the
+# ARP probes (No route to host, 3.3 s), and soon after with the entry
+# FAILED; with a stale one, after the connect timeout (10.3 s).  So each
+# mount starts from none.
+neigh_forget() {
+	local a
+
+	for a in $DATA_ADDRS; do
+		/usr/sbin/ip neigh flush to "$a" || fail "cannot flush the neighbour $a"
+	done
+}
+
 # in_flight PID: PID still runs: it has not ended and is no zombie
 in_flight() {
 	local st
@@ -53,9 +68,10 @@ in_flight() {
 # its helper running when killed.  Adds 1 to HITS when the mount still
 # waited for its paths when killed.
 kill_one() {
-	local pid n=0
+	local pid n=0 rc=0 killed=0
 
-	/usr/sbin/mount.nfs "$SERVER:$EXPORT" "$MNT" -o "$1" >/dev/null 2>&1 &
+	neigh_forget
+	/usr/sbin/mount.nfs "$SERVER:$EXPORT" "$MNT" -o "$1" >/dev/null 2>"$ERR" &
 	pid=$!
 	sleep "$(printf '%d.%03d' $(($2 / 1000)) $(($2 % 1000)))"
 	grep -q " $MNT " /proc/mounts &&
@@ -63,14 +79,16 @@ kill_one() {
 	# Still waiting for the paths, or this kill tests nothing
 	if in_flight "$pid" && kill -KILL "$pid"; then
 		HITS=$((HITS + 1))
-	else
-		log "mount.nfs ended within $2 ms, before it could be killed"
+		killed=1
 	fi
 	if ! run_wait_pid "$pid" 60; then
 		kernel_stacks
 		fail "a killed mount is still there after 60 s"
 	fi
-	wait "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || rc=$?
+	[ "$killed" = 1 ] ||
+		log "mount.nfs ended within $2 ms, before it could be killed:" \
+			"exit $rc, $(tr '\n' ' ' <"$ERR")"
 	# A mount that won the race after the check is taken down again
 	while grep -q " $MNT " /proc/mounts; do
 		n=$((n + 1))
@@ -80,17 +98,23 @@ kill_one() {
 }
 
 # mount_life OPTS: how long (ms) a mount takes to fail with every data
-# endpoint dark, in MOUNT_MS; it must fail
+# endpoint dark, in MOUNT_MS: the shorter of two.  It must fail.
 mount_life() {
-	local t0 t1
+	local t0 t1 i ms
 
-	t0=${EPOCHREALTIME/./}
-	if /usr/sbin/mount.nfs "$SERVER:$EXPORT" "$MNT" -o "$1" >/dev/null 2>&1; then
-		umount_wait "$MNT" 60 -f || true
-		fail "a mount succeeded with every data endpoint dark"
-	fi
-	t1=${EPOCHREALTIME/./}
-	MOUNT_MS=$(((t1 - t0) / 1000))
+	MOUNT_MS=
+	for i in 1 2; do
+		neigh_forget
+		t0=${EPOCHREALTIME/./}
+		if /usr/sbin/mount.nfs "$SERVER:$EXPORT" "$MNT" -o "$1" >/dev/null 2>"$ERR"; then
+			umount_wait "$MNT" 60 -f || true
+			fail "a mount succeeded with every data endpoint dark"
+		fi
+		t1=${EPOCHREALTIME/./}
+		ms=$(((t1 - t0) / 1000))
+		log "a mount that is not killed fails after $ms ms: $(tr '\n' ' ' <"$ERR")"
+		[ -n "$MOUNT_MS" ] && [ "$MOUNT_MS" -le "$ms" ] || MOUNT_MS=$ms
+	done
 }
 
 kill_mounts() {
@@ -103,7 +127,6 @@ kill_mounts() {
 	opts="$opts,nconnect=3,remoteports=$DATA_RANGE,soft,timeo=50,retrans=1,retry=0"
 	log "--- $KILLS killed mounts over $proto, every data endpoint dark: $opts"
 	mount_life "$opts"
-	log "a mount that is not killed fails after $MOUNT_MS ms"
 	[ "$MOUNT_MS" -ge 300 ] || fail "the mount failed in $MOUNT_MS ms: too soon to be killed"
 	# Spread over the first 80 % of its life: its pings are out then
 	HITS=0
