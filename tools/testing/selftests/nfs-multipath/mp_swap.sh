@@ -37,6 +37,22 @@ flapper() {
 	echo "$n flaps"
 }
 
+# swap_trace: a small ring of the path, connect and MR events, which
+# the testbed prints (sysrq-z) when the run hangs: whether a path
+# reconnected, and whether it then had MRs.  Only events that are rare
+# when all is well, so as not to slow the run.
+swap_trace() {
+	local e
+
+	trace_start 2000
+	[ -n "$TR" ] || return 0
+	echo 256 >"$TR/buffer_size_kb"
+	for e in rpcrdma/xprtrdma_createmrs rpcrdma/xprtrdma_nomrs_err \
+		 rpcrdma/xprtrdma_op_connect rpcrdma/xprtrdma_connect; do
+		trace_event "$e"
+	done
+}
+
 main() {
 	local avail mib pid fpid rc=0 moved
 
@@ -60,6 +76,7 @@ main() {
 	[ "$mib" -lt $((avail + SWAP_MIB - 64)) ] || mib=$((avail + SWAP_MIB - 64))
 	log "MemAvailable $avail MiB; memhog of $mib MiB over $SWAP_MIB MiB of swap"
 
+	swap_trace
 	flapper >/tmp/nfsmp-swap-flap.log 2>&1 &
 	fpid=$!
 	"$MEMHOG" "$mib" 1 &
