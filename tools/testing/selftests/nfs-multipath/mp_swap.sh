@@ -95,6 +95,10 @@ main() {
 	log "ok: swapoff brought the rest back"
 	moved=$(paths_sum 15)
 	log "paths: $(paths_sum 13) downs, $moved requests moved"
+	[ -z "$TR" ] || log "trace (last 256 KiB): $(grep -c 'xprtrdma_nomrs_err:' "$TR/trace")" \
+		"requests found no MR; MR refreshes:" \
+		"$(grep -c 'xprtrdma_createmrs:.* created 0 MRs' "$TR/trace") allocated none," \
+		"$(grep 'xprtrdma_createmrs:' "$TR/trace" | grep -c -v ' created 0 MRs') some"
 	[ "$moved" -gt 0 ] || fail "no request moved: the flapping tested nothing"
 	rm -f "$MNT/swapfile"
 }
