@@ -10,8 +10,8 @@
 # back; requests moved; the kernel logs no hung task, WARN or BUG
 # (run_tests.sh checks the log).
 #
-# One pass takes about 13 minutes here (1434 MiB in 803 s on
-# 2026-12-04, with 4 paths and about 100 flaps); a second one did not
+# One pass takes 9 to 14 minutes here (1434 MiB in 540 to 846 s on
+# 2026-12-04, with 4 paths and 53 to 100 flaps); a second one does not
 # fit in the 20 minutes, and adds nothing that the first does not do.
 
 . ./lib.sh
