@@ -888,12 +888,12 @@ trace_event() {
 	defer "echo 0 >$TR/events/$1/enable"
 }
 
-# trace_since MARK: the trace after the trace_mark MARK, without the
-# moves, for the story of a slow rejoin
+# trace_since MARK [LINES]: the first LINES (80) of the trace after the
+# trace_mark MARK, without the moves, for the story of a slow rejoin
 trace_since() {
 	[ -n "$TR" ] || return 0
 	awk -v m="tracing_mark_write: $1" 'index($0, m) { on = 1; next }
-		on && !/rpc_path_move:/' "$TR/trace" | head -n 80 | trace_lines
+		on && !/rpc_path_move:/' "$TR/trace" | head -n "${2:-80}" | trace_lines
 }
 
 # trace_lines: trace lines without task, CPU and flags, as "trace: ..."

@@ -114,6 +114,8 @@ carrier_case() {
 		fi
 	else
 		dump_paths
+		# What its connects did, or where they stopped
+		trace_since "$side $ifc up ($how)" 300
 		fail_later "the path to $addr is not up 30 s after $side $ifc came back ($how)"
 	fi
 	show_endpoints
@@ -180,8 +182,10 @@ main() {
 	[ -n "$TR" ] || log "no rpc_path tracepoints in tracefs: not checked"
 	# What a slow rejoin's connects did, for trace_since
 	for e in rpcrdma/xprtrdma_op_connect rpcrdma/xprtrdma_connect \
-		 rdma_cma/cm_send_req rdma_cma/cm_event_handler \
-		 rdma_cma/cm_id_destroy sunrpc/rpc_socket_connect; do
+		 rpcrdma/xprtrdma_post_recvs rpcrdma/xprtrdma_post_recvs_err \
+		 rdma_cma/cm_qp_create rdma_cma/cm_send_req \
+		 rdma_cma/cm_event_handler rdma_cma/cm_id_destroy \
+		 sunrpc/rpc_socket_connect; do
 		[ -z "$TR" ] || trace_event "$e"
 	done
 
