@@ -60,14 +60,25 @@ trace_moves() {
 	echo >"$TR/trace"
 	echo 1 >"$TR/events/sunrpc/rpc_path_move/enable"
 	defer "echo 0 >$TR/events/sunrpc/rpc_path_move/enable"
+	if [ -d "$TR/events/sunrpc/rpc_path_keep" ]; then
+		echo 1 >"$TR/events/sunrpc/rpc_path_keep/enable"
+		defer "echo 0 >$TR/events/sunrpc/rpc_path_keep/enable"
+	fi
 }
 
 # sent_writes_moved: how many WRITEs left a path after they were sent
-# there, since the last call
+# there, since the last call; MOVES says what else moved or stayed
 sent_writes_moved() {
 	local n
 
 	n=$(grep -c ' WRITE from .* after it was sent' "$TR/trace" || true)
+	MOVES=$(awk '/rpc_path_(move|keep):/ { p = $0
+			sub(/.*rpc_path_(move|keep): task:[^ ]* /, "", p)
+			sub(/ .*/, "", p) }
+		/rpc_path_move:/ { m[p (/after it was sent/ ? " sent" : " unsent")]++ }
+		/rpc_path_keep:/ { k[p]++ }
+		END { for (p in m) printf "%s moved %d; ", p, m[p]
+		      for (p in k) printf "%s stayed %d; ", p, k[p] }' "$TR/trace")
 	echo >"$TR/trace"
 	echo "$n"
 }
@@ -135,8 +146,10 @@ stale_cycle() {
 	wait "$pid" || rc=$?
 	[ "$rc" = 0 ] || fail "genwrite failed: exit $rc"
 	moved=$(($(paths_sum 15) - moved0))
-	sent=$(sent_writes_moved)
+	sent_writes_moved >/tmp/nfsmp-sent
+	sent=$(cat /tmp/nfsmp-sent)
 	log "requests moved off paths in this cycle: $moved, WRITEs that had been sent: $sent"
+	log "the trace of this cycle: ${MOVES:-no request moved or stayed}"
 	# What netem still holds is lost with it: only what the old
 	# connection sends from now on can reach the server.
 	delay_off "$cif" "$sif"
