@@ -182,7 +182,7 @@ main() {
 	[ -n "$TR" ] || log "no rpc_path tracepoints in tracefs: not checked"
 	# What a slow rejoin's connects did, for trace_since
 	for e in rpcrdma/xprtrdma_op_connect rpcrdma/xprtrdma_connect \
-		 rpcrdma/xprtrdma_post_recvs rpcrdma/xprtrdma_post_recvs_err \
+		 rpcrdma/xprtrdma_post_recvs_err rpcrdma/xprtrdma_createmrs \
 		 rdma_cma/cm_qp_create rdma_cma/cm_send_req \
 		 rdma_cma/cm_event_handler rdma_cma/cm_id_destroy \
 		 sunrpc/rpc_socket_connect; do
