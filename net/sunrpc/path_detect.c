@@ -101,11 +101,11 @@ MODULE_PARM_DESC(path_heartbeat,
 /* A probe of a dead path may take this many ping timeouts: it connects */
 #define RPC_PATH_PROBE_PINGS	4
 
-/* ... and longer while the transport's connect worker still holds it, up
- * to this many seconds: more than a multipath RPC/RDMA connect may take
- * (two resolutions of 5 s, and 3 s for the peer's answer)
+/* ... and longer while the transport's connect worker still owns it, up
+ * to this long: more than a multipath RPC/RDMA connect may take (two
+ * resolutions of 5 s, and 3 s for the peer's answer)
  */
-#define RPC_PATH_PROBE_CONNECT_MAX	15
+#define RPC_PATH_PROBE_CONNECT_MAX	(15 * HZ)
 
 /* A ping unanswered while no other path was heard from either points at
  * a slow server, not at this path: it is down only after this many ping
@@ -358,20 +358,23 @@ static bool rpc_path_check_up(struct rpc_path *p, unsigned long now)
 	return time_before(now, p->busy_last + RPC_PATH_BUSY_LINGER);
 }
 
-/* A connect that holds the transport's send lock until it ends, as the
- * RPC/RDMA connect worker does (a TCP connect lets go of it once its SYN
- * is out).  Cancelling the probe would not end it sooner, and the probe's
- * failure would break the connection it makes.
+/* Is the connect worker of @xprt still at work?  It owns the send lock
+ * (XPRT_SND_IS_COOKIE) from when the connect is queued until it ends: the
+ * whole connect for RPC/RDMA, up to the SYN for TCP, and through the
+ * handshake for TLS.  Cancelling the probe would not end it sooner, and
+ * the probe's failure would break the connection it makes.
  */
-static bool rpc_path_connect_running(struct rpc_xprt *xprt)
+static bool rpc_path_connect_running(const struct rpc_xprt *xprt)
 {
-	return xprt_connecting(xprt) && test_bit(XPRT_LOCKED, &xprt->state);
+	return test_bit(XPRT_CONNECTING, &xprt->state) &&
+	       test_bit(XPRT_SND_IS_COOKIE, &xprt->state);
 }
 
 /* Has the probe of @p waited long enough?  RPC_PATH_PROBE_PINGS ping
- * timeouts, or one more after the last look its connect still ran: a
- * path whose connects are slow, but which then answers as fast as its
- * peers, must not be given up on while its connection is being made.
+ * timeouts, or a ping timeout (two looks at least) past the last look at
+ * which its connect still ran: a path whose connects are slow, but which
+ * then answers as fast as its peers, must not be given up on while its
+ * connection is being made.
  */
 static bool rpc_path_probe_overdue(struct rpc_path *p, unsigned long now)
 {
@@ -379,11 +382,13 @@ static bool rpc_path_probe_overdue(struct rpc_path *p, unsigned long now)
 	unsigned long end = p->ping_sent + RPC_PATH_PROBE_PINGS * wait;
 
 	if (rpc_path_connect_running(p->xprt) &&
-	    time_before(now, p->ping_sent + RPC_PATH_PROBE_CONNECT_MAX * HZ))
+	    time_before(now, p->ping_sent + RPC_PATH_PROBE_CONNECT_MAX))
 		p->connect_ran = now;
-	if (time_after(p->connect_ran, p->ping_sent) &&
-	    time_after(p->connect_ran + wait, end))
-		end = p->connect_ran + wait;
+	if (p->connect_ran != p->ping_sent) {
+		wait = max_t(unsigned long, wait, HZ / 5);
+		if (time_after(p->connect_ran + wait, end))
+			end = p->connect_ran + wait;
+	}
 	return time_after(now, end);
 }
 

@@ -36,7 +36,9 @@ struct rpc_path {
 	bool			ping_done;
 	bool			ping_connected;	/* when it left */
 	unsigned long		ping_sent;	/* jiffies */
-	unsigned long		connect_ran;	/* jiffies: a probe's connect ran */
+	unsigned long		connect_ran;	/* jiffies: the last look at which
+						 * the ping's connect ran
+						 */
 	unsigned long		recvs;		/* xprt->stat.recvs last seen */
 	unsigned long		heard;		/* jiffies of the last reply */
 	unsigned int		gap;		/* between replies, us, average */

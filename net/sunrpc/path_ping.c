@@ -50,6 +50,7 @@ void rpc_path_ping(struct rpc_path *p)
 	p->ping_done = false;
 	p->asked = false;
 	p->ping_sent = jiffies;
+	p->connect_ran = p->ping_sent;
 	p->ping_connected = xprt_connected(p->xprt);
 	kref_get(&p->mon->ref);
 	task = rpc_call_null_helper(p->mon->clnt, p->xprt, NULL,
