@@ -1,18 +1,28 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# A silent black hole under load, over RPC/RDMA.  While fio reads and
-# writes over a multipath mount with one path per NIC, netem on the server
-# drops everything one server address sends (loss 100%): requests still
-# arrive and are executed, no reply comes back, no carrier is lost.
-# Proves: the path is declared down within 2 s (the monitor needs 0.5 to
-# 1 s while a path is busy), its client NIC then carries (almost)
-# nothing, no request waits more than 2 s; when netem is removed the path
-# is up again within 5 s and carries I/O again; fio sees no error.
+# A silent black hole under load, over RPC/RDMA (over TCP in
+# mp_blackhole_tcp).  While fio reads and writes over a multipath mount
+# with one path per NIC, netem on the server drops everything one server
+# address sends (loss 100%): requests still arrive and are executed, no
+# reply comes back, no carrier is lost.  Proves: the path is declared
+# down within 2 s (the monitor needs 0.5 to 1 s while a path is busy),
+# its client NIC then carries (almost) nothing, no request waits more
+# than 2 s; when netem is removed the path is up again within 5 s and
+# carries I/O again; fio sees no error.
+#
+#   BLACKHOLE_PROTO=rdma|tcp (rdma), BLACKHOLE_HOLD=seconds the black hole
+#   stays after the window of shares (0), for probes to meet it
 
 . ./lib.sh
 
-OPTS="$MP_RDMA,nconnect=4,remoteports=$SERVER_RANGE,localports=$CLIENT_LIST"
+PROTO=${BLACKHOLE_PROTO:-rdma}
+HOLD=${BLACKHOLE_HOLD:-0}
+case "$PROTO" in
+tcp) OPTS=$MP_TCP ;;
+*) OPTS=$MP_RDMA ;;
+esac
+OPTS="$OPTS,nconnect=4,remoteports=$SERVER_RANGE,localports=$CLIENT_LIST"
 # The documented 0.7 to 0.9 s, with room for the spread under TCG
 DETECT_CS=$(limit 200)		# declared down within 2 s
 REJOIN_CS=$(limit 500)		# up within 5 s once the black hole is gone
@@ -69,6 +79,10 @@ main() {
 			"while its path was down"
 	fi
 
+	if [ "$HOLD" != 0 ]; then
+		log "the black hole stays $HOLD s more: probes meet it"
+		sleep "$HOLD"
+	fi
 	trace_mark "black hole off $sif"
 	on-server "/usr/sbin/tc qdisc del dev $sif root" || fail "cannot remove netem"
 	if wait_path "$addr" up 30; then
