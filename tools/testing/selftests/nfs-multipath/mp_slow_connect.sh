@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# A path whose connects are slow, but which answers at once once
+# A path whose connects are slow, but which answers at once when
 # connected, rejoins.  Over a multipath RPC/RDMA mount under load, one
 # server link goes down, and the path through it is declared down.  While
 # it is down, netem on that server link delays the connection manager's
@@ -65,7 +65,8 @@ main() {
 	t0=$(now_cs)
 	server_link_up "$sif" >/dev/null || fail "cannot bring server $sif up"
 	if wait_path "$addr" up 30; then
-		log "the path to $addr was up again $(secs "$WAITED") s after server $sif came back," \
+		log "the path to $addr was up again $(secs "$WAITED") s" \
+		    "after server $sif came back," \
 		    "its connects delayed by $CONNECT_DELAY_MS ms"
 	else
 		dump_paths
@@ -74,10 +75,12 @@ main() {
 	fi
 	[ "$WAITED" -le "$REJOIN_CS" ] ||
 		fail "the rejoin took $(secs "$WAITED") s, more than $(secs "$REJOIN_CS") s"
-	log "ok: rejoined within $(secs "$REJOIN_CS") s ($(secs $(($(now_cs) - t0))) s after the command began)"
+	log "ok: rejoined within $(secs "$REJOIN_CS") s" \
+	    "($(secs $(($(now_cs) - t0))) s after the command began)"
 	n=$(cm_delayed "$sif")
 	[ "${n:-0}" -gt 0 ] ||
-		fail "netem delayed no packet to QP1: the connects were not slow, this tested nothing"
+		fail "netem delayed no packet to QP1:" \
+		     "the connects were not slow, this tested nothing"
 	log "ok: netem delayed $n packets of the connection manager"
 	show_endpoints
 	load_stop
