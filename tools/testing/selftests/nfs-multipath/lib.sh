@@ -522,6 +522,11 @@ path_local() {
 	endpoint_field "$1" 4 "${2:-}"
 }
 
+# path_remote LOCAL: the remote address of the path from local address LOCAL
+path_remote() {
+	mountstats_pairs | awk -v l="$1" '$2 == l { print $1 }'
+}
+
 # paths_sum N [DIR]: the sum of field N over the endpoint: lines.
 paths_sum() {
 	mountstats_endpoints "${2:-$MNT}" | awk -v n="$1" '{ s += $n } END { print s + 0 }'

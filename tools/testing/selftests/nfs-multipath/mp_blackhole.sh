@@ -38,7 +38,7 @@ main() {
 	check_fresh
 	show_endpoints
 	# The path from the second client address, and its server interface
-	addr=$(mountstats_pairs | awk -v l="$(word_at 1 "$CLIENT_ADDRS")" '$2 == l { print $1 }')
+	addr=$(path_remote "$(word_at 1 "$CLIENT_ADDRS")")
 	sif=$(server_if "$addr")
 	cif=$(client_if "$(path_local "$addr")")
 	log "black hole: the path $(path_local "$addr") -> $addr (server $sif, client $cif)"

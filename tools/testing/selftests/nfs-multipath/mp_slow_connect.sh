@@ -50,7 +50,7 @@ main() {
 	check_fresh
 	show_endpoints
 	laddr=$(word_at 0 "$CLIENT_ADDRS")
-	addr=$(mountstats_pairs | awk -v l="$laddr" '$2 == l { print $1 }')
+	addr=$(path_remote "$laddr")
 	[ -n "$addr" ] || fail "no path from $laddr"
 	sif=$(server_if "$addr")
 	cif=$(client_if "$laddr")
