@@ -66,21 +66,23 @@ trace_moves() {
 	fi
 }
 
-# sent_writes_moved: how many WRITEs left a path after they were sent
-# there, since the last call; MOVES says what else moved or stayed
-sent_writes_moved() {
-	local n
+# moves_take: what left a path, or stayed on it, since the last call, by
+# procedure and whether it had been sent, in MOVES; SENT counts the WRITEs
+# that left a path after they were sent there
+moves_take() {
+	local t
 
-	n=$(grep -c ' WRITE from .* after it was sent' "$TR/trace" || true)
-	MOVES=$(awk '/rpc_path_(move|keep):/ { p = $0
+	t=$(awk '/rpc_path_(move|keep):/ { p = $0
 			sub(/.*rpc_path_(move|keep): task:[^ ]* /, "", p)
 			sub(/ .*/, "", p) }
 		/rpc_path_move:/ { m[p (/after it was sent/ ? " sent" : " unsent")]++ }
 		/rpc_path_keep:/ { k[p]++ }
-		END { for (p in m) printf "%s moved %d; ", p, m[p]
+		END { printf "%d\t", ("WRITE sent" in m) ? m["WRITE sent"] : 0
+		      for (p in m) printf "%s moved %d; ", p, m[p]
 		      for (p in k) printf "%s stayed %d; ", p, k[p] }' "$TR/trace")
 	echo >"$TR/trace"
-	echo "$n"
+	SENT=${t%%$'\t'*}
+	MOVES=${t#*$'\t'}
 }
 
 # delay_on CIF SIF: hold back what the path through client interface CIF
@@ -112,7 +114,7 @@ stale_cycle() {
 	local k=$1 laddr addr cif sif pid downs held moved0 moved sent rc=0
 
 	laddr=$(word_at "$k" "$CLIENT_ADDRS")
-	addr=$(mountstats_pairs | awk -v l="$laddr" '$2 == l { print $1 }')
+	addr=$(path_remote "$laddr")
 	[ -n "$addr" ] || fail "no path from $laddr"
 	cif=$(client_if "$laddr")
 	sif=$(server_if "$addr")
@@ -146,8 +148,8 @@ stale_cycle() {
 	wait "$pid" || rc=$?
 	[ "$rc" = 0 ] || fail "genwrite failed: exit $rc"
 	moved=$(($(paths_sum 15) - moved0))
-	sent_writes_moved >/tmp/nfsmp-sent
-	sent=$(cat /tmp/nfsmp-sent)
+	moves_take
+	sent=$SENT
 	log "requests moved off paths in this cycle: $moved, WRITEs that had been sent: $sent"
 	log "the trace of this cycle: ${MOVES:-no request moved or stayed}"
 	# What netem still holds is lost with it: only what the old
