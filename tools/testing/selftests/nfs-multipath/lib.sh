@@ -513,10 +513,6 @@ path_state() {
 	endpoint_field "$1" 11 "${2:-}"
 }
 
-path_downs() {
-	endpoint_field "$1" 13 "${2:-}"
-}
-
 # path_local ADDR [DIR]: the local address of the path to ADDR.
 path_local() {
 	endpoint_field "$1" 4 "${2:-}"
