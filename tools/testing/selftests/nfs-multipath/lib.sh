@@ -344,7 +344,7 @@ wait_spread() {
 # takes it from the lines that start with KERNEL_TROUBLE.
 KERNEL_TROUBLE='WARNING:|BUG:|BUG [^ ]+ \(|Oops|general protection|Call Trace|RIP:'
 KERNEL_TROUBLE+='|Poison overwritten|Redzone|KFENCE:|INFO: task .* blocked'
-KERNEL_TROUBLE+='|possible circular locking|kmemleak:'
+KERNEL_TROUBLE+='|possible circular locking|kmemleak:|Kernel panic'
 
 # kernel_trouble_since MARK [ERE]: print the kernel log lines since MARK
 # that show trouble, or match ERE too; true when there are any.
