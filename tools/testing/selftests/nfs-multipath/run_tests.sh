@@ -5,10 +5,11 @@
 #
 #   run_tests.sh [TEST...]     TEST is a script name, with or without .sh
 #   run_tests.sh --list        print the tests a plain run runs
-#   run_tests.sh --after PASSED FAILED TEST...
+#   run_tests.sh --after PASSED FAILED SKIPPED TEST...
 #                              go on with the KTAP stream of an earlier boot
-#                              whose first PASSED + FAILED tests ended: no
-#                              header, and numbers and totals go on from there
+#                              whose first PASSED + FAILED + SKIPPED tests
+#                              ended: no header, and numbers and totals go
+#                              on from there
 #
 # Every test also fails if the kernel logged a WARN, BUG or oops while it ran,
 # unless a register dump of it holds an EFLAGS no x86-64 CPU can hold: then
@@ -210,7 +211,7 @@ run_one() {
 		;;
 	4)
 		echo "ok $n selftests: nfs-multipath: $name # SKIP"
-		return 0
+		return 4
 		;;
 	124|137)
 		sed 's/^/# /' /tmp/.ksft-stuck 2>/dev/null || true
@@ -223,7 +224,7 @@ run_one() {
 }
 
 main() {
-	local tests="" t n=0 pass=0 failed=0 header=1 rc
+	local tests="" t n=0 pass=0 failed=0 skip=0 header=1 rc
 
 	case "${1:-}" in
 	--list)
@@ -233,9 +234,10 @@ main() {
 	--after)
 		pass=$2
 		failed=$3
-		n=$((pass + failed))
+		skip=$4
+		n=$((pass + failed + skip))
 		header=0
-		shift 3
+		shift 4
 		;;
 	esac
 	for t in "$@"; do
@@ -272,12 +274,13 @@ main() {
 		run_one "$n" "$t" || rc=$?
 		case "$rc" in
 		0) pass=$((pass + 1)) ;;
+		4) skip=$((skip + 1)) ;;
 		123) return 123 ;;
 		*) failed=$((failed + 1)) ;;
 		esac
 	done
-	echo "# Totals: pass:$pass fail:$failed xfail:0 xpass:0 skip:0 error:0"
-	echo "selftests: $pass passed, $failed failed"
+	echo "# Totals: pass:$pass fail:$failed xfail:0 xpass:0 skip:$skip error:0"
+	echo "selftests: $pass passed, $failed failed, $skip skipped"
 	[ "$failed" = 0 ]
 }
 
