@@ -209,8 +209,7 @@ int nfs_endpoints_probe(struct nfs_client *clp, struct rpc_clnt *clnt)
 	rpc_clnt_set_xprt_policy(clnt, clp->cl_endpoints.policy);
 	if (test_bit(NFS_CS_NOPING, &clp->cl_flags))
 		return 0;
-	ret = rpc_path_monitor_start(clnt, &clp->cl_endpoints, paths,
-				     &clp->cl_endpoints.monitor);
+	ret = rpc_path_monitor_start(clnt, paths, &clp->cl_endpoints.monitor);
 	if (ret)
 		pr_warn("NFS: none of the %u paths to server %s answered (%d)\n",
 			paths, clp->cl_hostname, ret);

@@ -181,19 +181,20 @@ void rpc_path_up(struct rpc_path *p, const char *why)
  */
 static bool rpc_path_carrier(const struct rpc_path *p)
 {
-	const struct sockaddr_in *sin = (const struct sockaddr_in *)&p->src;
+	const struct sockaddr_storage *src = &p->xprt->bindaddr;
+	const struct sockaddr_in *sin = (const struct sockaddr_in *)src;
 	struct net_device *dev = NULL;
 	bool up;
 
 	rcu_read_lock();
-	switch (p->src.ss_family) {
+	switch (src->ss_family) {
 	case AF_INET:
 		dev = __ip_dev_find(p->mon->net, sin->sin_addr.s_addr, false);
 		break;
 #if IS_ENABLED(CONFIG_IPV6)
 	case AF_INET6: {
 		const struct sockaddr_in6 *sin6 =
-			(const struct sockaddr_in6 *)&p->src;
+			(const struct sockaddr_in6 *)src;
 
 		/* Through the stub: sunrpc.ko does not need ipv6.ko */
 		dev = ipv6_stub->ipv6_dev_find(p->mon->net, &sin6->sin6_addr,

@@ -113,7 +113,6 @@ static void rpc_path_monitor_work(struct work_struct *work)
 
 struct rpc_path_collect {
 	struct rpc_path_monitor		*mon;
-	const struct rpc_endpoint_config *cfg;
 	unsigned int			max;
 };
 
@@ -122,24 +121,15 @@ static int rpc_path_collect(struct rpc_clnt *clnt, struct rpc_xprt *xprt,
 {
 	struct rpc_path_collect *c = data;
 	struct rpc_path_monitor *mon = c->mon;
-	struct rpc_endpoint_addrs addrs;
-	struct xprt_create args = {
-		.dstaddr	= (struct sockaddr *)&xprt->addr,
-	};
 	struct rpc_path *p;
 
 	if (mon->n == c->max)
 		return -E2BIG;
-	p = &mon->paths[mon->n];
-	/* Transports are in the order rpc_create() placed them */
-	rpc_endpoints_xprt_args(c->cfg, mon->n, &args, &addrs);
-	mon->n++;
+	p = &mon->paths[mon->n++];
 	p->mon = mon;
 	p->xprt = xprt_get(xprt);
 	rpc_path_detect_init(p);
 	rpc_path_drain_init(p);
-	if (args.srcaddr)
-		memcpy(&p->src, args.srcaddr, sizeof(p->src));
 	return 0;
 }
 
@@ -214,7 +204,6 @@ static int rpc_path_monitor_settle(struct rpc_path_monitor *mon)
 /**
  * rpc_path_monitor_start - find the working paths of a new client, and watch
  * @clnt: a multipath client whose transports are all added
- * @cfg: the endpoint configuration @clnt was created with
  * @max: the most transports @clnt may have
  * @monp: set to the monitor, which rpc_path_monitor_stop() ends
  *
@@ -225,11 +214,10 @@ static int rpc_path_monitor_settle(struct rpc_path_monitor *mon)
  * Return: 0 when a path answered.  Otherwise, or when a server refused the
  * program or version, an error from the pings, or -EINTR.
  */
-int rpc_path_monitor_start(struct rpc_clnt *clnt,
-			   const struct rpc_endpoint_config *cfg,
-			   unsigned int max, struct rpc_path_monitor **monp)
+int rpc_path_monitor_start(struct rpc_clnt *clnt, unsigned int max,
+			   struct rpc_path_monitor **monp)
 {
-	struct rpc_path_collect c = { .cfg = cfg, .max = max };
+	struct rpc_path_collect c = { .max = max };
 	struct rpc_path_monitor *mon;
 	unsigned int i;
 	int ret;

@@ -29,7 +29,6 @@ struct rpc_path_monitor;
 struct rpc_path {
 	struct rpc_path_monitor	*mon;
 	struct rpc_xprt		*xprt;		/* NULL once sysfs removed it */
-	struct sockaddr_storage	src;		/* bound source, or AF_UNSPEC */
 	struct rpc_task		*ping;		/* the NULL call, until reaped */
 	bool			pinging;	/* a NULL call is not reaped */
 	int			ping_status;	/* once ping_done */

@@ -59,9 +59,8 @@ bool rpc_endpoint_config_equal(const struct rpc_endpoint_config *a,
 void rpc_clnt_show_endpoints(struct seq_file *seq, struct rpc_clnt *clnt);
 void rpc_clnt_set_xprt_policy(struct rpc_clnt *clnt, unsigned int policy);
 unsigned int rpc_clnt_xprt_policy(struct rpc_clnt *clnt);
-int rpc_path_monitor_start(struct rpc_clnt *clnt,
-			   const struct rpc_endpoint_config *cfg,
-			   unsigned int max, struct rpc_path_monitor **monp);
+int rpc_path_monitor_start(struct rpc_clnt *clnt, unsigned int max,
+			   struct rpc_path_monitor **monp);
 void rpc_path_monitor_stop(struct rpc_path_monitor *mon);
 
 #endif /* _LINUX_SUNRPC_CLNT_ENDPOINTS_H */
