@@ -6,6 +6,7 @@
 #define __LINUX_FS_NFS_MULTIPATH_H
 
 #include <linux/sunrpc/clnt_endpoints.h>
+#include <linux/sunrpc/xprt_health.h>
 #include <linux/sunrpc/xprtmultipath.h>
 
 /* Most transports a mount with remoteports= or localports= may open */

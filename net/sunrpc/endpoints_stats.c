@@ -10,6 +10,7 @@
 #include <linux/sunrpc/clnt.h>
 #include <linux/sunrpc/clnt_endpoints.h>
 #include <linux/sunrpc/xprt.h>
+#include <linux/sunrpc/xprt_health.h>
 #include <linux/sunrpc/xprtmultipath.h>
 
 #include "sunrpc.h"

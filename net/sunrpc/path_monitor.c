@@ -17,8 +17,8 @@
 #include <linux/slab.h>
 
 #include <linux/sunrpc/clnt.h>
-#include <linux/sunrpc/clnt_endpoints.h>
 #include <linux/sunrpc/xprt.h>
+#include <linux/sunrpc/xprt_health.h>
 
 #include "path_monitor.h"
 

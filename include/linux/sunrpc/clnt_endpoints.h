@@ -12,7 +12,6 @@ struct net;
 struct rpc_clnt;
 struct rpc_path_monitor;
 struct rpc_xprt;
-struct seq_file;
 struct xprt_create;
 
 /*
@@ -56,11 +55,7 @@ int rpc_endpoint_config_copy(struct rpc_endpoint_config *dst,
 void rpc_endpoint_config_free(struct rpc_endpoint_config *cfg);
 bool rpc_endpoint_config_equal(const struct rpc_endpoint_config *a,
 			       const struct rpc_endpoint_config *b);
-void rpc_clnt_show_endpoints(struct seq_file *seq, struct rpc_clnt *clnt);
 void rpc_clnt_set_xprt_policy(struct rpc_clnt *clnt, unsigned int policy);
 unsigned int rpc_clnt_xprt_policy(struct rpc_clnt *clnt);
-int rpc_path_monitor_start(struct rpc_clnt *clnt, unsigned int max,
-			   struct rpc_path_monitor **monp);
-void rpc_path_monitor_stop(struct rpc_path_monitor *mon);
 
 #endif /* _LINUX_SUNRPC_CLNT_ENDPOINTS_H */

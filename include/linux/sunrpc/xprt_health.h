@@ -10,8 +10,11 @@
 
 #include <linux/atomic.h>
 
+struct rpc_clnt;
+struct rpc_path_monitor;
 struct rpc_task;
 struct rpc_xprt;
+struct seq_file;
 
 /*
  * RPC_PATH_UP:      carries requests
@@ -43,5 +46,10 @@ void rpc_xprt_health_moved(const struct rpc_task *task, struct rpc_xprt *xprt);
 void rpc_xprt_health_kept(const struct rpc_task *task, struct rpc_xprt *xprt);
 ssize_t rpc_xprt_health_show(struct rpc_xprt *xprt, enum rpc_path_field field,
 			     char *buf);
+
+int rpc_path_monitor_start(struct rpc_clnt *clnt, unsigned int max,
+			   struct rpc_path_monitor **monp);
+void rpc_path_monitor_stop(struct rpc_path_monitor *mon);
+void rpc_clnt_show_endpoints(struct seq_file *seq, struct rpc_clnt *clnt);
 
 #endif /* _LINUX_SUNRPC_XPRT_HEALTH_H */
