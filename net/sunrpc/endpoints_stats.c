@@ -8,7 +8,6 @@
 #include <linux/seq_file.h>
 
 #include <linux/sunrpc/clnt.h>
-#include <linux/sunrpc/clnt_endpoints.h>
 #include <linux/sunrpc/xprt.h>
 #include <linux/sunrpc/xprt_health.h>
 #include <linux/sunrpc/xprtmultipath.h>

@@ -16,7 +16,6 @@
 
 #include <linux/kref.h>
 #include <linux/mutex.h>
-#include <linux/socket.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>

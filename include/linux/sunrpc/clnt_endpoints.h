@@ -11,7 +11,6 @@
 struct net;
 struct rpc_clnt;
 struct rpc_path_monitor;
-struct rpc_xprt;
 struct xprt_create;
 
 /*
