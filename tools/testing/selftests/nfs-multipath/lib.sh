@@ -12,6 +12,7 @@ set -eu
 # kselftest exit codes
 ksft_pass=0
 ksft_fail=1
+ksft_skip=4
 
 MNT=${MNT:-/mnt/nfsmp-test}
 
@@ -80,6 +81,13 @@ log() {
 fail() {
 	echo "FAIL: $*"
 	exit "$ksft_fail"
+}
+
+# skip REASON: the test cannot run here.  run_tests.sh counts a test as
+# skipped only when it said so this way: any other exit 4 is a failure.
+skip() {
+	echo "SKIP: $*"
+	exit "$ksft_skip"
 }
 
 # check DESCRIPTION COMMAND...: run a check, log it, fail the test if false.
@@ -341,7 +349,8 @@ wait_spread() {
 # What the kernel says when something is wrong: a WARN, a BUG or an oops,
 # slab corruption found by slub_debug, a KFENCE report, a hung task, a
 # lockdep splat, a leak.  run_tests.sh judges every test by it, and
-# takes it from the lines that start with KERNEL_TROUBLE.
+# takes it from the lines that start with KERNEL_TROUBLE, as the host's
+# scripts/testbed does for the consoles.
 KERNEL_TROUBLE='WARNING:|BUG:|BUG [^ ]+ \(|Oops|general protection|Call Trace|RIP:'
 KERNEL_TROUBLE+='|Poison overwritten|Redzone|KFENCE:|INFO: task .* blocked'
 KERNEL_TROUBLE+='|possible circular locking|kmemleak:|Kernel panic'
