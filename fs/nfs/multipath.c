@@ -165,6 +165,64 @@ int nfs_validate_endpoints(struct fs_context *fc)
 }
 
 /**
+ * nfs_endpoints_copy - duplicate the endpoint configuration of a mount
+ * @dst: destination, overwritten
+ * @src: source, or NULL for an empty configuration
+ * @gfp: allocation flags
+ *
+ * Return: 0 on success, or -ENOMEM with @dst left empty.
+ */
+int nfs_endpoints_copy(struct rpc_endpoint_config *dst,
+		       const struct rpc_endpoint_config *src, gfp_t gfp)
+{
+	memset(dst, 0, sizeof(*dst));
+	if (!src)
+		return 0;
+	dst->offset = src->offset;
+	dst->policy = src->policy;
+	if (src->remote) {
+		dst->remote = rpc_endpoints_dup(src->remote, gfp);
+		if (!dst->remote)
+			return -ENOMEM;
+	}
+	if (src->local) {
+		dst->local = rpc_endpoints_dup(src->local, gfp);
+		if (!dst->local) {
+			nfs_endpoints_free(dst);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/**
+ * nfs_endpoints_free - release the endpoint sets of a configuration
+ * @cfg: configuration to empty
+ */
+void nfs_endpoints_free(struct rpc_endpoint_config *cfg)
+{
+	rpc_endpoints_free(cfg->remote);
+	rpc_endpoints_free(cfg->local);
+	cfg->remote = NULL;
+	cfg->local = NULL;
+}
+
+/* Equal sets, offset and policy, or no sets on either side */
+static bool nfs_endpoints_equal(const struct rpc_endpoint_config *a,
+				const struct rpc_endpoint_config *b)
+{
+	bool active = rpc_endpoint_config_active(a);
+
+	if (active != rpc_endpoint_config_active(b))
+		return false;
+	if (!active)
+		return true;
+	return rpc_endpoints_equal(a->remote, b->remote) &&
+	       rpc_endpoints_equal(a->local, b->local) &&
+	       a->offset == b->offset && a->policy == b->policy;
+}
+
+/**
  * nfs_client_endpoints_match - may a mount share this nfs_client
  * @clp: existing client
  * @data: what the new mount asks for
@@ -178,7 +236,7 @@ int nfs_validate_endpoints(struct fs_context *fc)
 bool nfs_client_endpoints_match(const struct nfs_client *clp,
 				const struct nfs_client_initdata *data)
 {
-	if (!rpc_endpoint_config_equal(&clp->cl_endpoints, data->endpoints))
+	if (!nfs_endpoints_equal(&clp->cl_endpoints, data->endpoints))
 		return false;
 	if (!rpc_endpoint_config_active(data->endpoints))
 		return true;
@@ -209,7 +267,7 @@ int nfs_endpoints_probe(struct nfs_client *clp, struct rpc_clnt *clnt)
 	rpc_clnt_set_xprt_policy(clnt, clp->cl_endpoints.policy);
 	if (test_bit(NFS_CS_NOPING, &clp->cl_flags))
 		return 0;
-	ret = rpc_path_monitor_start(clnt, paths, &clp->cl_endpoints.monitor);
+	ret = rpc_path_monitor_start(clnt, paths, &clp->cl_path_monitor);
 	if (ret)
 		pr_warn("NFS: none of the %u paths to server %s answered (%d)\n",
 			paths, clp->cl_hostname, ret);
@@ -222,8 +280,8 @@ int nfs_endpoints_probe(struct nfs_client *clp, struct rpc_clnt *clnt)
  */
 void nfs_endpoints_stop(struct nfs_client *clp)
 {
-	rpc_path_monitor_stop(clp->cl_endpoints.monitor);
-	clp->cl_endpoints.monitor = NULL;
+	rpc_path_monitor_stop(clp->cl_path_monitor);
+	clp->cl_path_monitor = NULL;
 }
 
 static void nfs_show_endpoint_set(struct seq_file *m, const char *option,

@@ -18,6 +18,9 @@ struct nfs_client_initdata;
 struct rpc_clnt;
 struct seq_file;
 
+int nfs_endpoints_copy(struct rpc_endpoint_config *dst,
+		       const struct rpc_endpoint_config *src, gfp_t gfp);
+void nfs_endpoints_free(struct rpc_endpoint_config *cfg);
 int nfs_parse_endpoints(struct fs_context *fc, bool local, const char *value);
 int nfs_validate_endpoints(struct fs_context *fc);
 bool nfs_client_endpoints_match(const struct nfs_client *clp,

@@ -689,7 +689,6 @@ int rpc_endpoints_finish(struct rpc_endpoint_set *set,
 	}
 	return 0;
 }
-EXPORT_SYMBOL_GPL(rpc_endpoints_finish);
 
 /**
  * rpc_endpoints_resolved - Are all the interface names of a set resolved?
@@ -711,7 +710,6 @@ bool rpc_endpoints_resolved(const struct rpc_endpoint_set *set)
 	}
 	return true;
 }
-EXPORT_SYMBOL_GPL(rpc_endpoints_resolved);
 
 /**
  * rpc_endpoints_dup - Copy a set
@@ -902,4 +900,3 @@ void rpc_endpoints_place(unsigned int i, unsigned int nr_remote,
 	*remote = rpc_endpoints_mod_add(*remote, turn % r, r);
 	*local = i % l;
 }
-EXPORT_SYMBOL_GPL(rpc_endpoints_place);

@@ -21,6 +21,8 @@
 #include <linux/sunrpc/xprt.h>
 #include <linux/sunrpc/xprtmultipath.h>
 
+#include "xprt_queuedepth.h"
+
 /**
  * rpc_xprt_record_rtt - account the round trip of a reply
  * @xprt: the transport the reply came in on

@@ -10,7 +10,6 @@
 
 struct net;
 struct rpc_clnt;
-struct rpc_path_monitor;
 struct xprt_create;
 
 /*
@@ -19,15 +18,12 @@ struct xprt_create;
  * without local endpoints none is bound.  @offset rotates the remote
  * endpoints, so that many clients spread over a server's addresses.
  * @policy (enum rpc_xprt_policy) says how the transports share requests.
- * @monitor is run-time state of the client that owns the configuration:
- * copies do not get it.
  */
 struct rpc_endpoint_config {
 	struct rpc_endpoint_set	*remote;
 	struct rpc_endpoint_set	*local;
 	unsigned int		offset;
 	unsigned int		policy;
-	struct rpc_path_monitor	*monitor;
 };
 
 /* Per-transport addresses that outlive one xprt_create call */
@@ -49,11 +45,6 @@ unsigned int rpc_endpoints_client_offset(const struct rpc_endpoint_set *local);
 void rpc_endpoints_xprt_args(const struct rpc_endpoint_config *cfg,
 			     unsigned int i, struct xprt_create *xprtargs,
 			     struct rpc_endpoint_addrs *addrs);
-int rpc_endpoint_config_copy(struct rpc_endpoint_config *dst,
-			     const struct rpc_endpoint_config *src, gfp_t gfp);
-void rpc_endpoint_config_free(struct rpc_endpoint_config *cfg);
-bool rpc_endpoint_config_equal(const struct rpc_endpoint_config *a,
-			       const struct rpc_endpoint_config *b);
 void rpc_clnt_set_xprt_policy(struct rpc_clnt *clnt, unsigned int policy);
 unsigned int rpc_clnt_xprt_policy(struct rpc_clnt *clnt);
 

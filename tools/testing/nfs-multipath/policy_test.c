@@ -15,6 +15,7 @@
 #include <math.h>
 
 #include <linux/sunrpc/xprtmultipath.h>
+#include "../../../net/sunrpc/xprt_queuedepth.h"
 
 /* What net/sunrpc/xprtmultipath.c's xprt_is_active() tests. */
 bool xprt_is_active(const struct rpc_xprt *xprt)
