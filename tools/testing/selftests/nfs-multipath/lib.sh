@@ -6,6 +6,11 @@
 #
 # A test script exits 0 when it passes and non-zero otherwise.  Diagnostics
 # go to stdout; the runner turns them into KTAP "# " lines.
+#
+# A helper prints its result.  One that logs as it works, or that polls
+# and must not fork, gives its result to a variable of the caller whose
+# name it is given (as read and printf -v do).  Names that start with
+# "__" are the library's own state.
 
 set -eu
 
@@ -172,16 +177,9 @@ server_sha() {
 
 # mount_stats [DIR]: the lines of /proc/self/mountstats about the mount on
 # DIR (default: $MNT), its "device" line first.  Every reader of
-# mountstats here goes through it, but endpoint_var, which may not fork.
+# mountstats here goes through it.
 mount_stats() {
 	awk -v mnt="${1:-$MNT}" '/^device / { cur = ($5 == mnt) } cur' /proc/self/mountstats
-}
-
-# mountstats_xprts PROTO: count the "xprt: PROTO" lines of the mount on $MNT.
-mountstats_xprts() {
-	mount_stats | awk -v proto="$1" '
-		$1 == "xprt:" && $2 == proto { n++ }
-		END { print n + 0 }'
 }
 
 # Connected RDMA cm_ids on the server, one "SERVERADDR CLIENTADDR" line each,
@@ -248,7 +246,7 @@ wait_for() {
 	local s=$1
 
 	shift
-	POLL=1 wait_for_cs $((s * 100)) "$@"
+	wait_for_cs -i 1 $((s * 100)) "$@"
 }
 
 # pid_gone PID: process PID has ended.
@@ -401,11 +399,6 @@ shares_all_at_least() {
 	awk -v p="$1" '$3 < p { bad = 1 } END { exit bad || !NR }'
 }
 
-# shares_one_over PCT: one interface carried more than PCT percent.
-shares_one_over() {
-	awk -v p="$1" '$3 > p { ok = 1 } END { exit !ok }'
-}
-
 # chunk_sums FILE MIB STREAMS: the sha256 of each chunk, in order.
 chunk_sums() {
 	local chunk=$(($2 / $3)) k
@@ -452,13 +445,14 @@ par_read_sums() {
 	return $rc
 }
 
-# mp_transfer OPTIONS MIB PROTO: through a mount with OPTIONS, write MIB
+# mp_transfer VAR OPTIONS MIB: through a mount with OPTIONS, write MIB
 # MiB of random data with 8 parallel streams, remount, read it back over
 # the wire, and check the data at the source, the server and the read.
-# The per-NIC byte shares of the transfer are left in NIC_SHARES; the
+# VAR gets the per-NIC byte shares of the transfer (nic_shares); the
 # mount is gone afterwards.
 mp_transfer() {
-	local opts=$1 mib=$2 src=/tmp/nfsmp-data file want got srv sum before
+	local -n __shares=$1
+	local opts=$2 mib=$3 src=/tmp/nfsmp-data file want got srv sum before
 	local streams=8
 
 	file=$MNT/mp-transfer
@@ -472,7 +466,7 @@ mp_transfer() {
 	nfs_umount
 	nfs_mount "$opts"
 	got=$(par_read_sums "$file" "$mib" $streams) || fail "parallel read failed"
-	NIC_SHARES=$(nic_shares "$before" "$(nic_counters)")
+	__shares=$(nic_shares "$before" "$(nic_counters)")
 	srv=$(server_sha "$EXPORT/mp-transfer")
 	sum=$(sha "$src")
 	log "sha256 source $sum"
@@ -480,7 +474,7 @@ mp_transfer() {
 	[ "$sum" = "$srv" ] || fail "server copy differs from the source"
 	[ "$want" = "$got" ] || fail "data read back differs from the source"
 	log "ok: $mib MiB verified at the source, the server and read back"
-	echo "$NIC_SHARES" | sed 's/^/nic share: /; s/$/ %/'
+	echo "$__shares" | sed 's/^/nic share: /; s/$/ %/'
 	rm -f "$file"
 	nfs_umount
 }
@@ -495,12 +489,20 @@ mp_transfer() {
 # state (up, down, probing), $13 how often it went down, $15 how many
 # requests it handed to other paths.
 
-# now_cs: centiseconds since boot, from /proc/uptime.
-now_cs() {
-	local up _
+# now_var VAR: VAR gets the centiseconds since boot, without a fork.
+now_var() {
+	local __up __
 
-	read -r up _ </proc/uptime
-	echo $((10#${up%.*}${up#*.}))
+	read -r __up __ </proc/uptime
+	printf -v "$1" '%d' $((10#${__up%.*}${__up#*.}))
+}
+
+# now_cs: the same, printed.
+now_cs() {
+	local t
+
+	now_var t
+	echo "$t"
 }
 
 # secs CS: CS centiseconds as seconds, "12.34".
@@ -555,11 +557,17 @@ path_in() {
 	in_states "$(path_state "$1")" "$2"
 }
 
-# wait_path ADDR STATES SECONDS: wait until the path to ADDR is in one of
-# STATES ("up", "down|probing"...), polling every 0.1 s.  WAITED gets the
-# time it took in centiseconds.  Returns 1 after SECONDS.
+# wait_path [-t VAR] ADDR STATES SECONDS: wait until the path to ADDR is
+# in one of STATES ("up", "down|probing"...), polling every 0.1 s.  VAR
+# gets the time it took in centiseconds.  Returns 1 after SECONDS.
 wait_path() {
-	wait_for_cs $(($3 * 100)) path_in "$1" "$2"
+	local t=()
+
+	if [ "$1" = -t ]; then
+		t=(-t "$2")
+		shift 2
+	fi
+	wait_for_cs "${t[@]}" $(($3 * 100)) path_in "$1" "$2"
 }
 
 # path_online ADDR: the path to ADDR is up and its transport is not offline.
@@ -646,31 +654,8 @@ server_link_up() {
 		"$(word_at "$k" "$SERVER_ADDRS6")")"
 }
 
-# tbf_args RATE: the tbf of one link at RATE mbit.  Its queue is large:
-# a write makes the server pull up to a few MiB at once (RDMA Reads of
-# the nfsd threads) through the client's egress, and a drop there costs
-# rxe a retransmit timeout, seven of them the connection.  One transport
-# per link drains its queue in order, so that the sender sees progress.
-tbf_args() {
-	echo "tbf rate ${1}mbit burst 64kb limit $((16 << 20))"
-}
-
-# cap_links R0 R1 ...: tbf at RK mbit on the egress of client ethK and of
-# server ethK, so that both writes (client egress) and reads (server
-# egress) are bounded.  uncap_links takes them off again.
-cap_links() {
-	local k=0 r ifc cmds=""
-
-	for r in "$@"; do
-		ifc=$(word_at "$k" "$CLIENT_IFS")
-		/usr/sbin/tc qdisc replace dev "$ifc" root $(tbf_args "$r") || return 1
-		ifc=$(word_at "$k" "$SERVER_IFS")
-		cmds="$cmds /usr/sbin/tc qdisc replace dev $ifc root $(tbf_args "$r") &&"
-		k=$((k + 1))
-	done
-	on-server "$cmds true" >/dev/null
-}
-
+# uncap_links: no qdisc on the data interfaces of either side (the tbf
+# of mp_policy, the netem and ifb redirect of mp_stale_write).
 uncap_links() {
 	local ifc cmds=""
 
@@ -682,24 +667,6 @@ uncap_links() {
 		cmds="$cmds /usr/sbin/tc qdisc del dev $ifc ingress 2>/dev/null;"
 	done
 	on-server "$cmds /usr/sbin/tc qdisc del dev ifb0 root 2>/dev/null; true" >/dev/null
-}
-
-# server_delay_on IF MS: netem holds back for MS ms everything the server
-# receives on IF.  Its ingress is redirected through ifb0, whose root
-# qdisc is the netem.
-server_delay_on() {
-	on-server "/usr/sbin/ip link set ifb0 up &&
-		/usr/sbin/tc qdisc add dev ifb0 root netem delay $2ms limit 100000 &&
-		/usr/sbin/tc qdisc add dev $1 handle ffff: ingress &&
-		/usr/sbin/tc filter add dev $1 parent ffff: matchall \
-			action mirred egress redirect dev ifb0"
-}
-
-# server_delay_off IF: the netem of server_delay_on goes first, and what
-# it holds is lost with it; then the redirect.
-server_delay_off() {
-	on-server "/usr/sbin/tc qdisc del dev ifb0 root &&
-		/usr/sbin/tc qdisc del dev $1 ingress"
 }
 
 # restore_links: every data interface up on both sides, with its routes,
@@ -734,7 +701,7 @@ fio_json() {
 	shift
 	# Not on our stdout: a fio stuck in the kernel would hold it open.
 	(cd /tmp &&
-		if [ "${PRIO_BOOSTED:-0}" = 1 ]; then
+		if [ "$__prio_boosted" = 1 ]; then
 			renice 0 -p "$BASHPID" >/dev/null
 		fi &&
 		exec fio --output-format=json --output="$json" \
@@ -777,18 +744,27 @@ fio_io_mib() {
 		END { printf "%.0f\n", s / 1024 }' "$1"
 }
 
-# fio_check NAME RC JSON DIRS: log what a fio run did and fail on errors;
-# FIO_MAX_MS gets the largest total latency over DIRS ("read write").
-fio_check() {
-	local name=$1 rc=$2 json=$3 dirs=$4 d c l errs
+# fio_max_lat JSON DIRS: the largest completion or total latency over
+# DIRS ("read write"), in ms.
+fio_max_lat() {
+	local d m=0 v
 
-	FIO_MAX_MS=0
+	for d in $2; do
+		for v in $(fio_max_ms "$1" "$d" clat_ns) $(fio_max_ms "$1" "$d" lat_ns); do
+			[ "$v" -le "$m" ] || m=$v
+		done
+	done
+	echo "$m"
+}
+
+# fio_check NAME RC JSON DIRS: log what a fio run did and fail on errors.
+fio_check() {
+	local name=$1 rc=$2 json=$3 dirs=$4 d errs
+
 	for d in $dirs; do
-		c=$(fio_max_ms "$json" "$d" clat_ns)
-		l=$(fio_max_ms "$json" "$d" lat_ns)
-		log "fio $name: $d $(fio_io_mib "$json" "$d") MiB, max clat $c ms, max lat $l ms"
-		[ "$l" -gt "$FIO_MAX_MS" ] && FIO_MAX_MS=$l
-		[ "$c" -gt "$FIO_MAX_MS" ] && FIO_MAX_MS=$c
+		log "fio $name: $d $(fio_io_mib "$json" "$d") MiB," \
+		    "max clat $(fio_max_ms "$json" "$d" clat_ns) ms," \
+		    "max lat $(fio_max_ms "$json" "$d" lat_ns) ms"
 	done
 	errs=$(fio_errors "$json")
 	if [ "$rc" != 0 ] || [ "$errs" != 0 ]; then
@@ -861,27 +837,32 @@ kernel_stacks() {
 
 # ------------------------------------------------------------ tracing
 
-TR=""			# tracefs, once trace_start found it
+__tr=""			# tracefs, once trace_start found it
+
+# trace_dir: the tracefs directory that trace_start set up, or nothing
+trace_dir() {
+	echo "$__tr"
+}
 
 # trace_mark TEXT: a line in the trace, next to the path events
 trace_mark() {
-	[ -z "$TR" ] || echo "$*" >"$TR/trace_marker" 2>/dev/null || true
+	[ -z "$__tr" ] || echo "$*" >"$__tr/trace_marker" 2>/dev/null || true
 }
 
 # trace_start MS: record path state changes, requests that moved, and
 # requests that took more than half of MS (rpc_stats_latency, in us), for
 # the story of a slow request.
 trace_start() {
-	TR=$(tracefs)
-	[ -n "$TR" ] && [ -d "$TR/events/sunrpc/rpc_path_move" ] || { TR=""; return 0; }
-	echo 4096 >"$TR/buffer_size_kb"
-	echo >"$TR/trace"
+	__tr=$(tracefs)
+	[ -n "$__tr" ] && [ -d "$__tr/events/sunrpc/rpc_path_move" ] || { __tr=""; return 0; }
+	echo 4096 >"$__tr/buffer_size_kb"
+	echo >"$__tr/trace"
 	trace_event sunrpc/rpc_path_state
 	trace_event sunrpc/rpc_path_move
-	if [ -d "$TR/events/sunrpc/rpc_stats_latency" ]; then
+	if [ -d "$__tr/events/sunrpc/rpc_stats_latency" ]; then
 		echo "execute > $(($1 * 500))" \
-			>"$TR/events/sunrpc/rpc_stats_latency/filter"
-		defer "echo 0 >$TR/events/sunrpc/rpc_stats_latency/filter"
+			>"$__tr/events/sunrpc/rpc_stats_latency/filter"
+		defer "echo 0 >$__tr/events/sunrpc/rpc_stats_latency/filter"
 		trace_event sunrpc/rpc_stats_latency
 	fi
 	# How long a dead path's connection takes to end, after which
@@ -893,17 +874,17 @@ trace_start() {
 
 # trace_event SYS/EVENT: record it too, when the kernel has it
 trace_event() {
-	[ -d "$TR/events/$1" ] || return 0
-	echo 1 >"$TR/events/$1/enable"
-	defer "echo 0 >$TR/events/$1/enable"
+	[ -d "$__tr/events/$1" ] || return 0
+	echo 1 >"$__tr/events/$1/enable"
+	defer "echo 0 >$__tr/events/$1/enable"
 }
 
 # trace_since MARK [LINES]: the first LINES (80) of the trace after the
 # trace_mark MARK, without the moves, for the story of a slow rejoin
 trace_since() {
-	[ -n "$TR" ] || return 0
+	[ -n "$__tr" ] || return 0
 	awk -v m="tracing_mark_write: $1" 'index($0, m) { on = 1; next }
-		on && !/rpc_path_move:/' "$TR/trace" | head -n "${2:-80}" | trace_lines
+		on && !/rpc_path_move:/' "$__tr/trace" | head -n "${2:-80}" | trace_lines
 }
 
 # trace_lines: trace lines without task, CPU and flags, as "trace: ..."
@@ -913,10 +894,10 @@ trace_lines() {
 
 # trace_show: what the trace saw, when a request took too long
 trace_show() {
-	[ -n "$TR" ] || return 0
+	[ -n "$__tr" ] || return 0
 	log "trace: path events, requests over half the limit (moves counted):"
-	grep -v '^#' "$TR/trace" | grep -v 'rpc_path_move:' | trace_lines
-	log "trace: $(grep -c 'rpc_path_move:' "$TR/trace" || true) rpc_path_move events"
+	grep -v '^#' "$__tr/trace" | grep -v 'rpc_path_move:' | trace_lines
+	log "trace: $(grep -c 'rpc_path_move:' "$__tr/trace" || true) rpc_path_move events"
 }
 
 # ------------------------------------------------------------ NFSv3 counts
@@ -976,15 +957,15 @@ counts_take() {
 	have_counts "mountstats" "$t"
 }
 
-# counts_check BEFORE AFTER: between two counts_take, the client called
-# each of $PROCS, and the server received it at least as often as the
-# client called it and at most as often as the client transmitted it.
-# COUNTS_EXTRA gets what the server received beyond the calls, in all.
+# counts_check VAR BEFORE AFTER: between two counts_take, the client
+# called each of $PROCS, and the server received it at least as often as
+# the client called it and at most as often as the client transmitted it.
+# VAR gets what the server received beyond the calls, in all.
 counts_check() {
-	local -n c0=${1}_c s0=${1}_s t0=${1}_t c1=${2}_c s1=${2}_s t1=${2}_t
+	local -n __extra=$1 c0=${2}_c s0=${2}_s t0=${2}_t c1=${3}_c s1=${3}_s t1=${3}_t
 	local p cd sd td
 
-	COUNTS_EXTRA=0
+	__extra=0
 	for p in $PROCS; do
 		cd=$(($(proc_count "$c1" "$p") - $(proc_count "$c0" "$p")))
 		sd=$(($(proc_count "$s1" "$p") - $(proc_count "$s0" "$p")))
@@ -994,7 +975,7 @@ counts_check() {
 		[ "$sd" -le "$td" ] ||
 			fail "the server counted more ${p}s than the client transmitted"
 		[ "$cd" -gt 0 ] || fail "the client made no $p calls"
-		COUNTS_EXTRA=$((COUNTS_EXTRA + sd - cd))
+		__extra=$((__extra + sd - cd))
 	done
 }
 
@@ -1027,13 +1008,13 @@ load_start() {
 	local secs=$1
 
 	shift
-	LOAD_JSON=/tmp/nfsmp-load.json
+	__load_json=/tmp/nfsmp-load.json
 	truncate -s 64M "$MNT/load.0.0" || fail "cannot create $MNT/load.0.0"
-	fio_json "$LOAD_JSON" --name=load --directory="$MNT" --rw=randrw \
+	fio_json "$__load_json" --name=load --directory="$MNT" --rw=randrw \
 		--bs=64k --size=64M --direct=1 --ioengine=libaio --iodepth=16 \
 		--rate="$LOAD_RATE" --ramp_time="$LOAD_RAMP" --time_based \
 		--runtime="$secs" "$@" >/dev/null 2>&1 &
-	LOAD_PID=$!
+	__load_pid=$!
 	defer "load_signal INT; run_wait 20 rm -f $MNT/load.0.0"
 	# The file is there already; wait until fio runs, and its ramp.
 	wait_for 30 load_running || fail "fio did not start its I/O in 30 s"
@@ -1043,21 +1024,21 @@ load_start() {
 load_running() {
 	local size
 
-	kill -0 "$LOAD_PID" 2>/dev/null || fail "fio ended early"
+	kill -0 "$__load_pid" 2>/dev/null || fail "fio ended early"
 	size=$(stat -c %s "$MNT/load.0.0" 2>/dev/null) || size=0
 	[ "${size:-0}" -ge $((64 << 20)) ] && sleep 1
 }
 
-# load_signal SIG: signal the fio of load_start.  LOAD_PID is the
+# load_signal SIG: signal the fio of load_start.  Its PID is the
 # subshell of fio_json; fio is its child.
 load_signal() {
-	pkill "-$1" -P "$LOAD_PID" -x fio 2>/dev/null || true
+	pkill "-$1" -P "$__load_pid" -x fio 2>/dev/null || true
 }
 
 # load_stop: end the fio of load_start and check it: exit 0 (or stopped
-# by us), no I/O error.  FIO_MAX_MS gets its largest latency.
+# by us), no I/O error.
 load_stop() {
-	fio_stop "$LOAD_PID" "$LOAD_JSON" load "read write"
+	fio_stop "$__load_pid" "$__load_json" load "read write"
 	rm -f "$MNT/load.0.0"
 }
 
@@ -1080,29 +1061,33 @@ fio_stop() {
 # latency_check MS: after load_stop, fio's largest latency is at most MS;
 # if not, the trace tells the story.
 latency_check() {
-	log "largest fio latency: $FIO_MAX_MS ms (limit $1 ms)"
-	if [ "$FIO_MAX_MS" -le "$1" ]; then
+	local max
+
+	max=$(fio_max_lat "$__load_json" "read write")
+	log "largest fio latency: $max ms (limit $1 ms)"
+	if [ "$max" -le "$1" ]; then
 		log "ok: no request waited more than $1 ms"
 	else
-		fail_later "a request waited $FIO_MAX_MS ms, more than $1 ms"
+		fail_later "a request waited $max ms, more than $1 ms"
 		trace_show
 	fi
 }
 
-# window_shares SECONDS: the client NIC shares over the next SECONDS, in
-# NIC_SHARES, and logged.
+# window_shares VAR SECONDS: VAR gets the client NIC shares over the next
+# SECONDS (nic_shares), which are logged too.
 window_shares() {
+	local -n __ws=$1
 	local before
 
 	before=$(nic_counters)
-	sleep "$1"
-	NIC_SHARES=$(nic_shares "$before" "$(nic_counters)")
-	echo "$NIC_SHARES" | awk '{ printf "nic share: %s %.1f MiB %s %%\n", $1, $2 / 1048576, $3 }'
+	sleep "$2"
+	__ws=$(nic_shares "$before" "$(nic_counters)")
+	echo "$__ws" | awk '{ printf "nic share: %s %.1f MiB %s %%\n", $1, $2 / 1048576, $3 }'
 }
 
-# share_of IF: the share of IF in NIC_SHARES, in percent.
+# share_of SHARES IF: the share of IF in SHARES, in percent.
 share_of() {
-	echo "$NIC_SHARES" | awk -v i="$1" '$1 == i { print $3 }'
+	echo "$1" | awk -v i="$2" '$1 == i { print $3 }'
 }
 
 # WINDOW_MIN_BYTES: what the client NICs must carry in all over a window
@@ -1110,59 +1095,25 @@ share_of() {
 # I/O stopped gives every NIC 0 % of nothing
 WINDOW_MIN_BYTES=$((1 << 20))
 
-# share_below IF PCT: IF carried less than PCT percent of a window in
-# which the NICs carried at least WINDOW_MIN_BYTES
+# share_below SHARES IF PCT: IF carried less than PCT percent of a window
+# in which the NICs carried at least WINDOW_MIN_BYTES
 share_below() {
-	echo "$NIC_SHARES" | awk -v i="$1" -v p="$2" -v min="$WINDOW_MIN_BYTES" '
+	echo "$1" | awk -v i="$2" -v p="$3" -v min="$WINDOW_MIN_BYTES" '
 		{ tot += $2 } $1 == i { s = $3 }
 		END { exit !(tot >= min && s < p) }'
 }
 
-# share_at_least IF PCT: IF carried at least PCT percent of a window in
-# which the NICs carried at least WINDOW_MIN_BYTES
+# share_at_least SHARES IF PCT: IF carried at least PCT percent of a
+# window in which the NICs carried at least WINDOW_MIN_BYTES
 share_at_least() {
-	echo "$NIC_SHARES" | awk -v i="$1" -v p="$2" -v min="$WINDOW_MIN_BYTES" '
+	echo "$1" | awk -v i="$2" -v p="$3" -v min="$WINDOW_MIN_BYTES" '
 		{ tot += $2 } $1 == i { s = $3 }
 		END { exit !(tot >= min && s >= p) }'
 }
 
-# window_mib: the MiB all client NICs carried in the last window
+# window_mib SHARES: the MiB all client NICs carried in that window
 window_mib() {
-	echo "$NIC_SHARES" | awk '{ tot += $2 } END { printf "%.1f", tot / 1048576 }'
-}
-
-# now_var: NOW gets the centiseconds since boot, without a fork.
-now_var() {
-	local up _
-
-	read -r up _ </proc/uptime
-	NOW=$((10#${up%.*}${up#*.}))
-}
-
-# endpoint_var ADDR: EP_STATE and EP_DOWNS get the path state and downs
-# of the path to ADDR of the mount on $MNT, without a fork (for polling).
-endpoint_var() {
-	local addr=$1 line cur=0
-
-	EP_STATE=""
-	EP_DOWNS=0
-	while IFS= read -r line; do
-		case "$line" in
-		"device "*)
-			set -f; set -- $line; set +f
-			cur=0
-			[ "${5:-}" = "$MNT" ] && cur=1
-			;;
-		*endpoint:*)
-			[ "$cur" = 1 ] || continue
-			set -f; set -- $line; set +f
-			[ "${6:-}" = "$addr" ] || continue
-			EP_STATE=${11:-}
-			EP_DOWNS=${13:-0}
-			;;
-		esac
-	done </proc/self/mountstats
-	return 0
+	echo "$1" | awk '{ tot += $2 } END { printf "%.1f", tot / 1048576 }'
 }
 
 # path_health_text XPRTDIR: "path STATE downs N moved M" from the path
@@ -1173,92 +1124,75 @@ path_health_text() {
 	     "moved $(cat "$1/path_moved")"
 }
 
-# health_var XPRTDIR: EP_STATE and EP_DOWNS from the path_state and
-# path_downs files of a transport.  No fork, and two small reads where
-# endpoint_var parses all of mountstats.
-health_var() {
-	EP_STATE=""
-	EP_DOWNS=0
-	read -r EP_STATE <"$1/path_state" || true
-	read -r EP_DOWNS <"$1/path_downs" || EP_DOWNS=0
-}
-
 # nap SECONDS: sleep without a process: a poll loop of a boosted test
 # shell that forks sleep every 0.1 s takes CPU from the kernel threads it
 # measures.
-NAP_FD=""
+__nap_fd=""
 nap() {
 	local f=/tmp/nfsmp-nap.$BASHPID
 
-	if [ -z "$NAP_FD" ]; then
+	if [ -z "$__nap_fd" ]; then
 		# A FIFO nobody writes, open for reading and writing: read -t
 		# waits on it for the whole timeout.  (The guest has no /dev/fd
 		# for <(...).)
 		rm -f "$f"
 		mkfifo "$f" || fail "cannot make $f"
-		exec {NAP_FD}<>"$f"
+		exec {__nap_fd}<>"$f"
 		rm -f "$f"
 	fi
-	read -r -t "$1" -u "$NAP_FD" _ || true
-}
-
-# down_var ADDR XPRTDIR: EP_STATE and EP_DOWNS of the path to ADDR, from
-# its transport's sysfs directory XPRTDIR if there is one
-down_var() {
-	if [ -n "$2" ]; then
-		health_var "$2"
-	else
-		endpoint_var "$1"
-	fi
+	read -r -t "$1" -u "$__nap_fd" _ || true
 }
 
 # wait_down ADDR IF SECONDS [DOWNS]: poll about every 0.1 s until the path
-# to ADDR has gone down (state down, or its downs counter grew past DOWNS,
-# by default its value now).  Meanwhile
-# watch the bytes received on IF, the client interface of the path:
-# LAST_RX gets the time (centiseconds) of the last sample in which more
-# than 1500 bytes had arrived since the one before, at LAST_RX_PREV.
-# DOWN_AT gets the time of the sample that saw the path down, DOWN_PREV
-# the one before.  Returns 1 after SECONDS.
+# to ADDR has gone down (state down, or its downs counter in sysfs grew
+# past DOWNS, by default its value now), watching meanwhile the bytes
+# received on IF, the client interface of the path.  Prints "AT PREV RX":
+# the time (centiseconds) of the sample that saw the path down, of the
+# sample before, and of the last sample in which more than 1500 bytes had
+# arrived since the one before.  Returns 1 after SECONDS.
 wait_down() {
-	local addr=$1 ifc=$2 end d0 rx rx0 prev hf
+	local addr=$1 ifc=$2 hf d0 rx0 prev at rx_at
 
-	hf=$(xprt_dir "$addr") && [ -r "$hf/path_state" ] || hf=""
-	down_var "$addr" "$hf"
-	d0=${4:-$EP_DOWNS}
-	now_var
-	prev=$NOW
-	LAST_RX=$NOW
-	LAST_RX_PREV=$NOW
-	end=$((NOW + $3 * 100))
+	hf=$(xprt_dir "$addr") && [ -r "$hf/path_state" ] || {
+		echo "FAIL: no path health in sysfs for $addr" >&2
+		return 2
+	}
+	read -r d0 <"$hf/path_downs"
+	d0=${4:-$d0}
 	read -r rx0 <"/sys/class/net/$ifc/statistics/rx_bytes"
-	while :; do
-		down_var "$addr" "$hf"
-		read -r rx <"/sys/class/net/$ifc/statistics/rx_bytes"
-		now_var
-		if [ $((rx - rx0)) -gt 1500 ]; then
-			LAST_RX=$NOW
-			LAST_RX_PREV=$prev
-		fi
-		rx0=$rx
-		if [ "$EP_STATE" = down ] || [ "$EP_DOWNS" -gt "$d0" ]; then
-			DOWN_AT=$NOW
-			DOWN_PREV=$prev
-			return 0
-		fi
-		prev=$NOW
-		[ "$NOW" -lt "$end" ] || return 1
-		nap 0.1
-	done
+	now_var prev
+	rx_at=$prev
+	wait_for_cs $(($3 * 100)) __down_sample || return 1
+	echo "$at $prev $rx_at"
+}
+
+# __down_sample: one sample of wait_down, on its variables; true once the
+# path is down.  No fork.
+__down_sample() {
+	local state downs rx now
+
+	read -r state <"$hf/path_state" || state=""
+	read -r downs <"$hf/path_downs" || downs=0
+	read -r rx <"/sys/class/net/$ifc/statistics/rx_bytes"
+	now_var now
+	[ $((rx - rx0)) -le 1500 ] || rx_at=$now
+	rx0=$rx
+	if [ "$state" = down ] || [ "$downs" -gt "$d0" ]; then
+		at=$now
+		return 0
+	fi
+	prev=$now
+	return 1
 }
 
 # boost_priority: this shell and what it starts run at nice -10, ahead
 # of the kernel's NFS and RDMA threads, so that under TCG the timing of
 # the test's own steps stays close to the events it measures.  fio_json
 # starts fio at nice 0 again.
+__prio_boosted=0
 boost_priority() {
 	renice -10 -p $$ >/dev/null
-	PRIO_BOOSTED=1
+	__prio_boosted=1
 }
 
 # tracefs: the tracing directory, mounted if need be; empty if none.
@@ -1314,40 +1248,49 @@ hang_evidence() {
 	done
 }
 
-# fio_bg JSON [FIO ARGS...]: fio_json in the background, FIO_PID.
+# fio_bg VAR JSON [FIO ARGS...]: fio_json in the background; VAR gets
+# its PID.
 fio_bg() {
+	local -n __pid=$1
+
+	shift
 	fio_json "$@" >/dev/null 2>&1 &
-	FIO_PID=$!
-	defer "pkill -INT -P $FIO_PID -x fio"
+	__pid=$!
+	defer "pkill -INT -P $__pid -x fio"
 }
 
-# fio_wait SECONDS: wait for FIO_PID and return its status.  Fail, with
-# evidence, when the client NICs moved less than 1 MiB in 30 s (the I/O
-# hangs) or fio is still running after SECONDS.
+# fio_wait PID SECONDS: wait for the fio_bg PID and return its status.
+# Fail, with evidence, when the client NICs moved less than 1 MiB in 30 s
+# (the I/O hangs) or fio is still running after SECONDS.
 fio_wait() {
-	local end last bytes t_last t
+	local pid=$1 last t_last
 
-	end=$(($(now_cs) + $1 * 100))
 	last=$(nic_total)
-	t_last=$(now_cs)
-	while kill -0 "$FIO_PID" 2>/dev/null; do
-		sleep 1
-		t=$(now_cs)
-		bytes=$(nic_total)
-		if [ $((bytes - last)) -gt 1048576 ]; then
-			last=$bytes
-			t_last=$t
-		fi
-		if [ $((t - t_last)) -ge 3000 ]; then
-			hang_evidence
-			fail "I/O hangs: the client NICs moved less than 1 MiB in 30 s"
-		fi
-		if [ "$t" -ge "$end" ]; then
-			hang_evidence
-			fail "fio still runs after $1 s"
-		fi
-	done
-	wait "$FIO_PID"
+	now_var t_last
+	if ! wait_for_cs -i 1 $(($2 * 100)) __fio_done; then
+		hang_evidence
+		fail "fio still runs after $2 s"
+	fi
+	wait "$pid"
+}
+
+# __fio_done: one look of fio_wait, on its variables: true once fio
+# ended; fails the test when the I/O stopped for 30 s.
+__fio_done() {
+	local bytes t
+
+	pid_gone "$pid" && return 0
+	now_var t
+	bytes=$(nic_total)
+	if [ $((bytes - last)) -gt 1048576 ]; then
+		last=$bytes
+		t_last=$t
+	fi
+	if [ $((t - t_last)) -ge 3000 ]; then
+		hang_evidence
+		fail "I/O hangs: the client NICs moved less than 1 MiB in 30 s"
+	fi
+	return 1
 }
 
 # run_wait SECONDS COMMAND...: run COMMAND, but wait for it at most
@@ -1369,46 +1312,41 @@ run_wait_pid() {
 	wait_for_cs $(($2 * 100)) pid_gone "$1"
 }
 
-# path_summary: "ADDR STATE, ..." for the paths of the mount on $MNT.
-path_summary() {
-	mountstats_endpoints | awk '
-		{ printf "%s%s %s%s", sep, $6, $11, $9 == "offline" ? "/offline" : ""; sep = ", " }'
-}
-
 # check_fresh: every path of the mount on $MNT is up, as it must be on a
 # new mount with every link up; an earlier test may have left a broken
 # client that this mount shares.  Within the 5 s of a rejoin: the mount
 # returns once one path answered, and a path whose first connect failed
 # is probed again within 2 s (RPC_PATH_PROBE_MAX_DELAY).
 check_fresh() {
+	local t
+
 	if all_paths_up; then
 		return 0
 	fi
-	if wait_for_cs 500 all_paths_up; then
-		log "every path of the new mount up after $(secs "$WAITED") s more"
+	if wait_for_cs -t t 500 all_paths_up; then
+		log "every path of the new mount up after $(secs "$t") s more"
 	else
 		dump_paths
 		fail "a new mount with every link up does not have every path up in 5 s"
 	fi
 }
 
-# detect_report WHAT START: log how long after START (centiseconds) the
-# path was seen down (wait_down), with the uncertainty of the sampling;
-# DETECTED gets the value.
+# detect_report WHAT START AT PREV: log how long after START (all in
+# centiseconds) the path was seen down, at AT, with the uncertainty of
+# the sampling: the sample before was at PREV (wait_down prints both).
 detect_report() {
-	DETECTED=$((DOWN_AT - $2))
-	log "$1: down after $(secs "$DETECTED") s" \
-	    "(between $(secs $((DOWN_PREV - $2))) and $(secs $((DOWN_AT - $2))) s)"
+	log "$1: down after $(secs $(($3 - $2))) s" \
+	    "(between $(secs $(($4 - $2))) and $(secs $(($3 - $2))) s)"
 }
 
 # balanced_load: within three 3 s windows, one in which every client NIC
 # carried at least 10% of the bytes (rxe is uneven at times).
 balanced_load() {
-	local i
+	local i shares
 
 	for i in 1 2 3; do
-		window_shares 3
-		echo "$NIC_SHARES" | shares_all_at_least 10 && return 0
+		window_shares shares 3
+		echo "$shares" | shares_all_at_least 10 && return 0
 	done
 	return 1
 }
@@ -1424,19 +1362,32 @@ server_ctl_priority() {
 	on-server 'for p in $(pidof nc); do renice -10 -p $p; done' >/dev/null || true
 }
 
-# wait_for_cs CS COMMAND...: the one poller.  Run COMMAND every POLL
-# seconds (default 0.1) until it succeeds, for at most CS centiseconds.
-# WAITED gets the time it took; returns 1 when the time ran out.
+# wait_for_cs [-i SECONDS] [-t VAR] CS COMMAND...: the one poller.  Run
+# COMMAND every SECONDS (default 0.1) until it succeeds, for at most CS
+# centiseconds; returns 1 when the time ran out.  VAR gets the time it
+# waited, in centiseconds.  The poller itself does not fork.
 wait_for_cs() {
-	local t0 end
+	local __iv=0.1 __tv="" __t0 __now __end
 
-	t0=$(now_cs)
-	end=$((t0 + $1))
+	while :; do
+		case "$1" in
+		-i) __iv=$2 ;;
+		-t) __tv=$2 ;;
+		*) break ;;
+		esac
+		shift 2
+	done
+	now_var __t0
+	__end=$((__t0 + $1))
 	shift
 	until "$@"; do
-		WAITED=$(($(now_cs) - t0))
-		[ "$((t0 + WAITED))" -lt "$end" ] || return 1
-		sleep "${POLL:-0.1}"
+		now_var __now
+		if [ "$__now" -ge "$__end" ]; then
+			[ -z "$__tv" ] || printf -v "$__tv" '%d' $((__now - __t0))
+			return 1
+		fi
+		nap "$__iv"
 	done
-	WAITED=$(($(now_cs) - t0))
+	now_var __now
+	[ -z "$__tv" ] || printf -v "$__tv" '%d' $((__now - __t0))
 }

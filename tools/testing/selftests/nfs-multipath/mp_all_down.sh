@@ -79,7 +79,7 @@ all_links() {
 # all_down_case SIDE PROTO: the scenario, all links of SIDE (client,
 # server), over PROTO (rdma, tcp).
 all_down_case() {
-	local side=$1 file=$MNT/alldown-$1 want got srv pid t0 t1 at online states rc=0 left
+	local side=$1 file=$MNT/alldown-$1 want got srv pid t0 t1 at online states rc=0 left waited
 
 	case "$2" in
 	rdma) OPTS="$MP_RDMA,$PATHS" ;;
@@ -134,10 +134,10 @@ all_down_case() {
 	t1=$(now_cs)
 	all_links "$side" up || fail "cannot bring the $side links up"
 	log "all $side links up after $(secs $((t1 - t0))) s"
-	if wait_for_cs 3000 all_paths_up; then
-		log "every path up again $(secs "$WAITED") s after the links came back"
-		[ "$WAITED" -le "$REJOIN_CS" ] ||
-			fail_later "the rejoin took $(secs "$WAITED") s," \
+	if wait_for_cs -t waited 3000 all_paths_up; then
+		log "every path up again $(secs "$waited") s after the links came back"
+		[ "$waited" -le "$REJOIN_CS" ] ||
+			fail_later "the rejoin took $(secs "$waited") s," \
 				"more than $(secs $REJOIN_CS) s"
 	else
 		dump_paths

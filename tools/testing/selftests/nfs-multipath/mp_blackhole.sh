@@ -29,7 +29,7 @@ REJOIN_CS=$(limit 500)		# up within 5 s once the black hole is gone
 MAX_STALL_MS=$(limit 2000)	# no request waits longer, as for the other failures
 
 main() {
-	local addr sif cif t0 start det pid
+	local addr sif cif t0 start pid down at prev rx_at waited shares
 
 	boost_priority
 	defer restore_links
@@ -51,17 +51,18 @@ main() {
 	trace_mark "black hole on $sif"
 	on-server "/usr/sbin/tc qdisc add dev $sif root netem loss 100%" &
 	pid=$!
-	if wait_down "$addr" "$cif" 30; then
+	if down=$(wait_down "$addr" "$cif" 30); then
+		read -r at prev rx_at <<<"$down"
 		# The qdisc came somewhere during on-server: count from the
 		# last moment the client still received data on the path.
 		start=$t0
-		[ "$LAST_RX" -gt "$start" ] && start=$LAST_RX
-		log "$cif last received data $(secs $((LAST_RX - t0))) s after on-server began"
-		detect_report "the path to $addr, from then" "$start"
-		if [ "$DETECTED" -le "$DETECT_CS" ]; then
+		[ "$rx_at" -gt "$start" ] && start=$rx_at
+		log "$cif last received data $(secs $((rx_at - t0))) s after on-server began"
+		detect_report "the path to $addr, from then" "$start" "$at" "$prev"
+		if [ $((at - start)) -le "$DETECT_CS" ]; then
 			log "ok: the black hole was detected within $(secs $DETECT_CS) s"
 		else
-			fail_later "the black hole took $(secs "$DETECTED") s to detect," \
+			fail_later "the black hole took $(secs $((at - start))) s to detect," \
 				"more than $(secs $DETECT_CS) s"
 		fi
 	else
@@ -71,11 +72,11 @@ main() {
 	wait "$pid" || fail "on-server could not add netem on $sif"
 	show_endpoints
 
-	window_shares 3
-	if share_below "$cif" 2; then
+	window_shares shares 3
+	if share_below "$shares" "$cif" 2; then
 		log "ok: the black-holed path's NIC $cif carried almost nothing"
 	else
-		fail_later "$cif carried $(share_of "$cif") % of $(window_mib) MiB" \
+		fail_later "$cif carried $(share_of "$shares" "$cif") % of $(window_mib "$shares") MiB" \
 			"while its path was down"
 	fi
 
@@ -85,12 +86,12 @@ main() {
 	fi
 	trace_mark "black hole off $sif"
 	on-server "/usr/sbin/tc qdisc del dev $sif root" || fail "cannot remove netem"
-	if wait_path "$addr" up 30; then
-		log "the path to $addr was up again $(secs "$WAITED") s after netem went"
-		if [ "$WAITED" -le "$REJOIN_CS" ]; then
+	if wait_path -t waited "$addr" up 30; then
+		log "the path to $addr was up again $(secs "$waited") s after netem went"
+		if [ "$waited" -le "$REJOIN_CS" ]; then
 			log "ok: rejoined within $(secs $REJOIN_CS) s"
 		else
-			fail_later "the rejoin took $(secs "$WAITED") s," \
+			fail_later "the rejoin took $(secs "$waited") s," \
 				"more than $(secs $REJOIN_CS) s"
 		fi
 	else
@@ -98,12 +99,12 @@ main() {
 		fail_later "the path to $addr is not up 30 s after netem went"
 	fi
 	show_endpoints
-	window_shares 3
-	if share_at_least "$cif" 10; then
+	window_shares shares 3
+	if share_at_least "$shares" "$cif" 10; then
 		log "ok: after the rejoin $cif carried I/O again"
 	else
 		fail_later "after the rejoin $cif carried only" \
-			"$(share_of "$cif") % of $(window_mib) MiB"
+			"$(share_of "$shares" "$cif") % of $(window_mib "$shares") MiB"
 	fi
 
 	load_stop

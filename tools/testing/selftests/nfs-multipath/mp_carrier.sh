@@ -47,7 +47,8 @@ link() {
 # server) down under load, the HOW way (ip, cable); measure, bring it
 # back, measure.
 carrier_case() {
-	local side=$1 ifc=$2 how=$3 addr cif t0 start pid
+	local side=$1 ifc=$2 how=$3 addr cif t0 start pid down at prev rx_at
+	local detected waited shares
 
 	if [ "$side" = client ]; then
 		cif=$ifc
@@ -64,22 +65,25 @@ carrier_case() {
 	# wait_down watches the client NIC meanwhile.
 	link "$side" "$ifc" down "$how" &
 	pid=$!
-	if wait_down "$addr" "$cif" 15; then
+	if down=$(wait_down "$addr" "$cif" 15); then
+		read -r at prev rx_at <<<"$down"
+		start=$t0
 		if [ "$side" = client ]; then
-			detect_report "the path to $addr, from the link going down" "$t0"
+			detect_report "the path to $addr, from the link going down" \
+				"$start" "$at" "$prev"
 		else
 			# The server's link went down after the last sample
 			# in which $cif still received data.
-			start=$t0
-			[ "$LAST_RX" -gt "$start" ] && start=$LAST_RX
-			log "$cif last received data $(secs $((LAST_RX - t0))) s" \
+			[ "$rx_at" -gt "$start" ] && start=$rx_at
+			log "$cif last received data $(secs $((rx_at - t0))) s" \
 				"after the command began"
-			detect_report "the path to $addr, from then" "$start"
+			detect_report "the path to $addr, from then" "$start" "$at" "$prev"
 		fi
-		if [ "$DETECTED" -le "$DETECT_CS" ]; then
+		detected=$((at - start))
+		if [ "$detected" -le "$DETECT_CS" ]; then
 			log "ok: $side carrier loss detected within $(secs $DETECT_CS) s"
 		else
-			fail_later "$side carrier loss ($how) took $(secs "$DETECTED") s" \
+			fail_later "$side carrier loss ($how) took $(secs "$detected") s" \
 				"to detect, more than $(secs $DETECT_CS) s"
 		fi
 	else
@@ -89,11 +93,11 @@ carrier_case() {
 	wait "$pid" || fail "could not take $side $ifc down"
 	show_endpoints
 
-	window_shares 3
-	if share_below "$cif" 2; then
+	window_shares shares 3
+	if share_below "$shares" "$cif" 2; then
 		log "ok: the dead path's NIC $cif carried almost nothing"
 	else
-		fail_later "$cif carried $(share_of "$cif") % of $(window_mib) MiB" \
+		fail_later "$cif carried $(share_of "$shares" "$cif") % of $(window_mib "$shares") MiB" \
 			"while its path was down"
 	fi
 
@@ -101,15 +105,15 @@ carrier_case() {
 	trace_mark "$side $ifc up ($how)"
 	link "$side" "$ifc" up "$how" || fail "cannot bring $side $ifc up"
 	# Counted from when the command returned: the link is up then.
-	if wait_path "$addr" up 30; then
-		log "the path to $addr was up again $(secs "$WAITED") s after the link came back" \
+	if wait_path -t waited "$addr" up 30; then
+		log "the path to $addr was up again $(secs "$waited") s after the link came back" \
 		    "($(secs $(($(now_cs) - t0))) s after the command began)"
 		# Over half the limit: what the connects did meanwhile
-		[ "$WAITED" -le $((REJOIN_CS / 2)) ] || trace_since "$side $ifc up ($how)"
-		if [ "$WAITED" -le "$REJOIN_CS" ]; then
+		[ "$waited" -le $((REJOIN_CS / 2)) ] || trace_since "$side $ifc up ($how)"
+		if [ "$waited" -le "$REJOIN_CS" ]; then
 			log "ok: rejoined within $(secs $REJOIN_CS) s"
 		else
-			fail_later "the rejoin ($side, $how) took $(secs "$WAITED") s," \
+			fail_later "the rejoin ($side, $how) took $(secs "$waited") s," \
 				"more than $(secs $REJOIN_CS) s"
 		fi
 	else
@@ -119,12 +123,12 @@ carrier_case() {
 		fail_later "the path to $addr is not up 30 s after $side $ifc came back ($how)"
 	fi
 	show_endpoints
-	window_shares 3
-	if share_at_least "$cif" 10; then
+	window_shares shares 3
+	if share_at_least "$shares" "$cif" 10; then
 		log "ok: after the rejoin $cif carried I/O again"
 	else
 		fail_later "after the rejoin $cif carried only" \
-			"$(share_of "$cif") % of $(window_mib) MiB"
+			"$(share_of "$shares" "$cif") % of $(window_mib "$shares") MiB"
 	fi
 }
 
@@ -163,7 +167,7 @@ carrier_run() {
 }
 
 main() {
-	local n m
+	local n m tr
 
 	HOWS=ip
 	CASES=0
@@ -179,24 +183,25 @@ main() {
 
 	# One trace for both runs: the count of losses below spans them
 	trace_start "$MAX_LAT_MS"
-	[ -n "$TR" ] || log "no rpc_path tracepoints in tracefs: not checked"
+	tr=$(trace_dir)
+	[ -n "$tr" ] || log "no rpc_path tracepoints in tracefs: not checked"
 	# What a slow rejoin's connects did, for trace_since
 	for e in rpcrdma/xprtrdma_op_connect rpcrdma/xprtrdma_connect \
 		 rpcrdma/xprtrdma_post_recvs_err rpcrdma/xprtrdma_createmrs \
 		 rdma_cma/cm_qp_create rdma_cma/cm_send_req \
 		 rdma_cma/cm_event_handler rdma_cma/cm_id_destroy \
 		 sunrpc/rpc_socket_connect; do
-		[ -z "$TR" ] || trace_event "$e"
+		[ -z "$tr" ] || trace_event "$e"
 	done
 
 	carrier_run rdma server
 	carrier_run tcp client
 
-	if [ -n "$TR" ]; then
+	if [ -n "$tr" ]; then
 		# Not the events of the mounts: only losses and moves count
-		n=$(grep -c 'rpc_path_state: .* up -> down' "$TR/trace" || true)
-		m=$(grep -c 'rpc_path_move' "$TR/trace" || true)
-		grep -m 12 -E 'rpc_path_(state|move)' "$TR/trace" | sed 's/^ */trace: /'
+		n=$(grep -c 'rpc_path_state: .* up -> down' "$tr/trace" || true)
+		m=$(grep -c 'rpc_path_move' "$tr/trace" || true)
+		grep -m 12 -E 'rpc_path_(state|move)' "$tr/trace" | sed 's/^ */trace: /'
 		log "trace: $n up -> down events, $m rpc_path_move events"
 		if [ "$n" -ge "$CASES" ]; then
 			log "ok: the tracepoints recorded a loss for each of the $CASES cases"

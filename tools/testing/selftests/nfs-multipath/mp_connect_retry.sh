@@ -58,10 +58,12 @@ route_back() {
 # path_within ADDR STATE SECS LIMIT_CS AFTER: the path to ADDR gets to
 # STATE (within SECS, or it is a failure), and within LIMIT_CS of AFTER
 path_within() {
-	if wait_path "$1" "$2" "$3"; then
-		log "the path to $1 was $2 $(secs "$WAITED") s after $5"
-		[ "$WAITED" -le "$4" ] ||
-			fail_later "the path to $1 was $2 only $(secs "$WAITED") s" \
+	local waited
+
+	if wait_path -t waited "$1" "$2" "$3"; then
+		log "the path to $1 was $2 $(secs "$waited") s after $5"
+		[ "$waited" -le "$4" ] ||
+			fail_later "the path to $1 was $2 only $(secs "$waited") s" \
 				"after $5, more than $(secs "$4") s"
 	else
 		dump_paths
@@ -89,7 +91,7 @@ abort_once() {
 }
 
 main() {
-	local addr refused slept try
+	local addr refused slept try tr
 
 	/sbin/modprobe tcp_diag || fail "no tcp_diag: ss -K cannot abort a socket"
 	nfs_mount "$MP_TCP,nconnect=4,remoteports=$SERVER_RANGE,localports=$CLIENT_LIST"
@@ -99,14 +101,15 @@ main() {
 	addr=$(word_at 0 "$SERVER_ADDRS")
 
 	trace_start "$MAX_LAT_MS"
-	[ -n "$TR" ] || fail "no rpc_path tracepoints: cannot tell the case happened"
+	tr=$(trace_dir)
+	[ -n "$tr" ] || fail "no rpc_path tracepoints: cannot tell the case happened"
 	# -113: EHOSTUNREACH, which the unreachable route gives a connect
-	echo 'status == -113' >"$TR/events/sunrpc/rpc_connect_status/filter"
-	defer "echo 0 >$TR/events/sunrpc/rpc_connect_status/filter"
+	echo 'status == -113' >"$tr/events/sunrpc/rpc_connect_status/filter"
+	defer "echo 0 >$tr/events/sunrpc/rpc_connect_status/filter"
 	trace_event sunrpc/rpc_connect_status
 	# The delay after a failed connect, on the transport's own queue
-	echo 'q_name == "xprt_delayed"' >"$TR/events/sunrpc/rpc_task_sleep/filter"
-	defer "echo 0 >$TR/events/sunrpc/rpc_task_sleep/filter"
+	echo 'q_name == "xprt_delayed"' >"$tr/events/sunrpc/rpc_task_sleep/filter"
+	defer "echo 0 >$tr/events/sunrpc/rpc_task_sleep/filter"
 	trace_event sunrpc/rpc_task_sleep
 	load_start 60
 	balanced_load || fail "before any failure not every client NIC carried I/O"
@@ -115,10 +118,10 @@ main() {
 	# goes down: abort again, at most TRIES times, until one did
 	for try in $(seq 1 "$TRIES"); do
 		abort_once "$addr" "$try"
-		slept=$(grep -c 'rpc_task_sleep:' "$TR/trace" || true)
+		slept=$(grep -c 'rpc_task_sleep:' "$tr/trace" || true)
 		[ "$slept" -eq 0 ] || break
 	done
-	refused=$(grep -c 'rpc_connect_status:' "$TR/trace" || true)
+	refused=$(grep -c 'rpc_connect_status:' "$tr/trace" || true)
 	log "trace: in $try aborts $refused connects failed with EHOSTUNREACH," \
 		"$slept times a task slept out the delay on its transport"
 	[ "$refused" -gt 0 ] ||

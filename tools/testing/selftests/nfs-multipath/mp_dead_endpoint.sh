@@ -16,8 +16,9 @@ OPTS="$MP_RDMA,nconnect=4,remoteports=$SERVER_RANGE,localports=$CLIENT_LIST"
 REJOIN_CS=$(limit 500)		# the path is back within 5 s of its endpoint
 NO_ANSWER_SECS=180	# a mount of silent endpoints gives up before that
 
-# io_shares: write and read back 16 MiB; NIC_SHARES gets the client shares
+# io_shares VAR: write and read back 16 MiB; VAR gets the client shares
 io_shares() {
+	local -n __s=$1
 	local src=/tmp/nfsmp-dead before want got
 
 	make_data "$src" 16
@@ -26,10 +27,10 @@ io_shares() {
 	dd if="$src" of="$MNT/dead" bs=1M oflag=direct 2>/dev/null ||
 		fail "write failed"
 	got=$(dd if="$MNT/dead" bs=1M iflag=direct 2>/dev/null | sha256sum | cut -d' ' -f1)
-	NIC_SHARES=$(nic_shares "$before" "$(nic_counters)")
+	__s=$(nic_shares "$before" "$(nic_counters)")
 	rm -f "$src" "$MNT/dead"
 	[ "$want" = "$got" ] || fail "data read back differs"
-	echo "$NIC_SHARES" | sed 's/^/nic share: /; s/$/ %/'
+	echo "$__s" | sed 's/^/nic share: /; s/$/ %/'
 }
 
 on-server "ip link set $DEAD_IF down" || fail "cannot take $DEAD_IF down"
@@ -45,34 +46,34 @@ in_states "$(path_state "$DEAD")" "down|probing" ||
 	fail "the path to $DEAD is '$(path_state "$DEAD")', not down"
 log "ok: the path to $DEAD is offline and $(path_state "$DEAD")"
 
-io_shares
-[ "$(echo "$NIC_SHARES" | awk '$3 >= 15' | wc -l)" -eq 3 ] ||
+io_shares shares
+[ "$(echo "$shares" | awk '$3 >= 15' | wc -l)" -eq 3 ] ||
 	fail "not exactly 3 client NICs carried the I/O"
-[ "$(echo "$NIC_SHARES" | awk '$3 < 2' | wc -l)" -eq 1 ] ||
+[ "$(echo "$shares" | awk '$3 < 2' | wc -l)" -eq 1 ] ||
 	fail "the NIC of the dead path carried traffic"
 log "ok: 3 paths carried the I/O, the dead one nothing"
 
 t0=$(now_cs)
 server_link_up "$DEAD_IF" || fail "cannot bring $DEAD_IF up"
 t1=$(now_cs)
-if ! wait_path "$DEAD" up 60; then
+if ! wait_path -t waited "$DEAD" up 60; then
 	dump_paths
 	fail "the path to $DEAD did not come back in 60 s"
 fi
 # The link came up during on-server: count from its end (the link is
 # certainly up then), and show the time from its start too.
-log "the path to $DEAD came back $(secs "$WAITED") s after on-server brought" \
-    "$DEAD_IF up ($(secs $((t1 - t0 + WAITED))) s after on-server began)"
+log "the path to $DEAD came back $(secs "$waited") s after on-server brought" \
+    "$DEAD_IF up ($(secs $((t1 - t0 + waited))) s after on-server began)"
 mountstats_endpoints | sed 's/^\t*/client /'
-[ "$WAITED" -le "$REJOIN_CS" ] ||
-	fail "the path to $DEAD took $(secs "$WAITED") s to come back," \
+[ "$waited" -le "$REJOIN_CS" ] ||
+	fail "the path to $DEAD took $(secs "$waited") s to come back," \
 		"more than $(secs $REJOIN_CS) s"
 path_online "$DEAD" ||
 	fail "the path to $DEAD is up but its transport is $(xprt_state "$DEAD")"
 log "ok: the path to $DEAD is online again within $(secs $REJOIN_CS) s"
 
-io_shares
-echo "$NIC_SHARES" | shares_all_at_least 10 ||
+io_shares shares
+echo "$shares" | shares_all_at_least 10 ||
 	fail "after the rejoin a client NIC carried less than 10%"
 log "ok: after the rejoin all 4 paths carried I/O"
 

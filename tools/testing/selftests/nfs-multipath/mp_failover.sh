@@ -24,6 +24,12 @@
 
 . ./lib.sh
 
+# path_summary: "ADDR STATE, ..." for the paths of the mount on $MNT.
+path_summary() {
+	mountstats_endpoints | awk '
+		{ printf "%s%s %s%s", sep, $6, $11, $9 == "offline" ? "/offline" : ""; sep = ", " }'
+}
+
 PROTO=${FAILOVER_PROTO:-rdma}
 case "$PROTO" in
 rdma) OPTS=$MP_RDMA ;;
@@ -116,7 +122,7 @@ control_verify() {
 }
 
 main() {
-	local rc flap_pid elapsed pad max downs0 downs moved t_end
+	local rc flap_pid elapsed pad max m fpid downs0 downs moved t_end
 
 	rm -f "$FLAP_STOP" "$FLAP_LOG"
 	defer "rm -f $FLAP_STOP $FLAP_LOG /tmp/nfsmp-fo*.json* /tmp/nfsmp-ctl.json*"
@@ -138,23 +144,24 @@ main() {
 
 	log "phase 1: write $SIZE_MIB MiB, verifying each batch, while links flap"
 	rc=0
-	fio_bg /tmp/nfsmp-fo1.json $FIO_JOB --verify_backlog=128 --rate=$FLAP_RATE
-	fio_wait 300 || rc=$?
+	fio_bg fpid /tmp/nfsmp-fo1.json $FIO_JOB --verify_backlog=128 --rate=$FLAP_RATE
+	fio_wait "$fpid" 300 || rc=$?
 	elapsed=$(($(now_cs) - T0))
 	log "phase 1 took $(secs "$elapsed") s"
 	fio_check "write+verify" "$rc" /tmp/nfsmp-fo1.json "read write"
-	max=$FIO_MAX_MS
+	max=$(fio_max_lat /tmp/nfsmp-fo1.json "read write")
 
 	# Keep the links flapping under I/O for at least FLAP_SECS.
 	pad=$((FLAP_SECS + 2 - elapsed / 100))
 	if [ "$pad" -gt 0 ]; then
 		log "phase 2: verify-only reads for $pad s more, while links flap"
 		rc=0
-		fio_bg /tmp/nfsmp-fo2.json $FIO_JOB --verify_only --runtime="$pad" \
+		fio_bg fpid /tmp/nfsmp-fo2.json $FIO_JOB --verify_only --runtime="$pad" \
 			--rate=$FLAP_RATE
-		fio_wait $((pad + 60)) || rc=$?
+		fio_wait "$fpid" $((pad + 60)) || rc=$?
 		fio_check "verify-only under flapping" "$rc" /tmp/nfsmp-fo2.json read
-		[ "$FIO_MAX_MS" -gt "$max" ] && max=$FIO_MAX_MS
+		m=$(fio_max_lat /tmp/nfsmp-fo2.json read)
+		[ "$m" -gt "$max" ] && max=$m
 	fi
 
 	touch "$FLAP_STOP"
@@ -199,8 +206,8 @@ main() {
 	nfs_mount "$OPTS"
 	defer "run_wait 20 rm -f $MNT/failover.0.0 $MNT/failover.1.0"
 	rc=0
-	fio_bg /tmp/nfsmp-fo3.json $FIO_JOB --verify_only
-	fio_wait 180 || rc=$?
+	fio_bg fpid /tmp/nfsmp-fo3.json $FIO_JOB --verify_only
+	fio_wait "$fpid" 180 || rc=$?
 	fio_check "verify-only after remount" "$rc" /tmp/nfsmp-fo3.json read
 	log "ok: all $SIZE_MIB MiB verified after remount; test took $(secs $(($(now_cs) - T0))) s"
 	rm -f "$MNT"/failover.*

@@ -14,7 +14,7 @@ nfs_mount "$OPTS"
 touch_all_xprts
 wait_spread rdma 2 2
 nfs_umount
-mp_transfer "$OPTS" 256
-echo "$NIC_SHARES" | shares_all_at_least 15 ||
+mp_transfer shares "$OPTS" 256
+echo "$shares" | shares_all_at_least 15 ||
 	fail "a client NIC carried less than 15% of the bytes"
 log "ok: every client NIC carried at least 15% of the bytes"

@@ -41,7 +41,7 @@ cm_delayed() {
 }
 
 main() {
-	local laddr addr sif cif n t0
+	local laddr addr sif cif n t0 waited
 
 	boost_priority
 	defer restore_links
@@ -64,8 +64,8 @@ main() {
 	defer "cm_delay_off $sif"
 	t0=$(now_cs)
 	server_link_up "$sif" >/dev/null || fail "cannot bring server $sif up"
-	if wait_path "$addr" up 30; then
-		log "the path to $addr was up again $(secs "$WAITED") s" \
+	if wait_path -t waited "$addr" up 30; then
+		log "the path to $addr was up again $(secs "$waited") s" \
 		    "after server $sif came back," \
 		    "its connects delayed by $CONNECT_DELAY_MS ms"
 	else
@@ -73,8 +73,8 @@ main() {
 		fail "the path to $addr is not up 30 s after server $sif came back," \
 		     "with its connects delayed by $CONNECT_DELAY_MS ms"
 	fi
-	[ "$WAITED" -le "$REJOIN_CS" ] ||
-		fail "the rejoin took $(secs "$WAITED") s, more than $(secs "$REJOIN_CS") s"
+	[ "$waited" -le "$REJOIN_CS" ] ||
+		fail "the rejoin took $(secs "$waited") s, more than $(secs "$REJOIN_CS") s"
 	log "ok: rejoined within $(secs "$REJOIN_CS") s" \
 	    "($(secs $(($(now_cs) - t0))) s after the command began)"
 	n=$(cm_delayed "$sif")

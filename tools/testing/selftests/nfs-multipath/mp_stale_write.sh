@@ -34,6 +34,24 @@
 
 . ./lib.sh
 
+# server_delay_on IF MS: netem holds back for MS ms everything the server
+# receives on IF.  Its ingress is redirected through ifb0, whose root
+# qdisc is the netem.
+server_delay_on() {
+	on-server "/usr/sbin/ip link set ifb0 up &&
+		/usr/sbin/tc qdisc add dev ifb0 root netem delay $2ms limit 100000 &&
+		/usr/sbin/tc qdisc add dev $1 handle ffff: ingress &&
+		/usr/sbin/tc filter add dev $1 parent ffff: matchall \
+			action mirred egress redirect dev ifb0"
+}
+
+# server_delay_off IF: the netem of server_delay_on goes first, and what
+# it holds is lost with it; then the redirect.
+server_delay_off() {
+	on-server "/usr/sbin/tc qdisc del dev ifb0 root &&
+		/usr/sbin/tc qdisc del dev $1 ingress"
+}
+
 PROTO=${STALE_PROTO:-tcp}
 BS=${STALE_BS:-65536}
 CYCLES=${STALE_CYCLES:-2}
@@ -50,19 +68,19 @@ rdma) OPTS="$MP_RDMA" ;;
 esac
 OPTS="$OPTS,nconnect=4,remoteports=$SERVER_RANGE,localports=$CLIENT_LIST"
 
-TR=""
+STALE_TR=""
 
 # trace_moves: record every request that leaves a path
 trace_moves() {
-	TR=$(tracefs)
-	[ -n "$TR" ] && [ -d "$TR/events/sunrpc/rpc_path_move" ] ||
+	STALE_TR=$(tracefs)
+	[ -n "$STALE_TR" ] && [ -d "$STALE_TR/events/sunrpc/rpc_path_move" ] ||
 		fail "no rpc_path tracepoints in tracefs"
-	echo >"$TR/trace"
-	echo 1 >"$TR/events/sunrpc/rpc_path_move/enable"
-	defer "echo 0 >$TR/events/sunrpc/rpc_path_move/enable"
-	if [ -d "$TR/events/sunrpc/rpc_path_keep" ]; then
-		echo 1 >"$TR/events/sunrpc/rpc_path_keep/enable"
-		defer "echo 0 >$TR/events/sunrpc/rpc_path_keep/enable"
+	echo >"$STALE_TR/trace"
+	echo 1 >"$STALE_TR/events/sunrpc/rpc_path_move/enable"
+	defer "echo 0 >$STALE_TR/events/sunrpc/rpc_path_move/enable"
+	if [ -d "$STALE_TR/events/sunrpc/rpc_path_keep" ]; then
+		echo 1 >"$STALE_TR/events/sunrpc/rpc_path_keep/enable"
+		defer "echo 0 >$STALE_TR/events/sunrpc/rpc_path_keep/enable"
 	fi
 }
 
@@ -79,8 +97,8 @@ moves_take() {
 		/rpc_path_keep:/ { k[p]++ }
 		END { printf "%d\t", ("WRITE sent" in m) ? m["WRITE sent"] : 0
 		      for (p in m) printf "%s moved %d; ", p, m[p]
-		      for (p in k) printf "%s stayed %d; ", p, k[p] }' "$TR/trace")
-	echo >"$TR/trace"
+		      for (p in k) printf "%s stayed %d; ", p, k[p] }' "$STALE_TR/trace")
+	echo >"$STALE_TR/trace"
 	SENT=${t%%$'\t'*}
 	MOVES=${t#*$'\t'}
 }
@@ -111,7 +129,7 @@ delay_off() {
 
 # stale_cycle K: one cycle, on the path from client address K
 stale_cycle() {
-	local k=$1 laddr addr cif sif pid downs held moved0 moved sent rc=0
+	local k=$1 laddr addr cif sif pid downs held moved0 moved sent rc=0 waited
 
 	laddr=$(word_at "$k" "$CLIENT_ADDRS")
 	addr=$(path_remote "$laddr")
@@ -127,14 +145,13 @@ stale_cycle() {
 	sleep 2
 	kill -0 "$pid" 2>/dev/null || fail "genwrite ended early"
 	# The path may go down before on-server returns
-	endpoint_var "$addr"
-	downs=$EP_DOWNS
+	downs=$(endpoint_field "$addr" 13)
 	held=$(now_cs)
 	delay_on "$cif" "$sif"
 	# A cycle that fails before delay_off must not leave the path held
 	# for the umount of the cleanups
 	defer uncap_links
-	if ! wait_down "$addr" "$cif" 15 "$downs"; then
+	if ! wait_down "$addr" "$cif" 15 "$downs" >/dev/null; then
 		dump_paths
 		fail "the delayed path to $addr is not down after 15 s"
 	fi
@@ -160,9 +177,9 @@ stale_cycle() {
 	[ $((held * 10)) -lt "$DELAY_MS" ] ||
 		fail "netem held the packets for no less than its ${DELAY_MS} ms delay" \
 			"and may have released some: raise STALE_DELAY_MS"
-	wait_path "$addr" up 30 ||
+	wait_path -t waited "$addr" up 30 ||
 		{ dump_paths; fail "the path to $addr is not up 30 s after netem went"; }
-	log "up again after $(secs "$WAITED") s; quiet for $QUIESCE s"
+	log "up again after $(secs "$waited") s; quiet for $QUIESCE s"
 	sleep "$QUIESCE"
 	show_endpoints
 	[ "$sent" -gt 0 ] || fail "no WRITE moved after it was sent: this cycle tested nothing"

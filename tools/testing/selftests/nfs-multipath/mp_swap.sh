@@ -45,8 +45,8 @@ swap_trace() {
 	local e
 
 	trace_start 2000
-	[ -n "$TR" ] || return 0
-	echo 256 >"$TR/buffer_size_kb"
+	[ -n "$(trace_dir)" ] || return 0
+	echo 256 >"$(trace_dir)/buffer_size_kb"
 	for e in rpcrdma/xprtrdma_createmrs rpcrdma/xprtrdma_nomrs_err \
 		 rpcrdma/xprtrdma_op_connect rpcrdma/xprtrdma_connect; do
 		trace_event "$e"
@@ -54,7 +54,7 @@ swap_trace() {
 }
 
 main() {
-	local avail mib pid fpid rc=0 moved
+	local avail mib pid fpid rc=0 moved tr
 
 	server_ctl_priority
 	defer restore_links
@@ -95,11 +95,12 @@ main() {
 	log "ok: swapoff brought the rest back"
 	moved=$(paths_sum 15)
 	log "paths: $(paths_sum 13) downs, $moved requests moved"
-	[ -z "$TR" ] || log "trace (last 256 KiB): $(awk '
+	tr=$(trace_dir)
+	[ -z "$tr" ] || log "trace (last 256 KiB): $(awk '
 		/xprtrdma_nomrs_err:/ { nomr++ }
 		/xprtrdma_createmrs:/ { if (/ created 0 MRs/) none++; else some++ }
 		END { printf "%d requests found no MR; MR refreshes: %d allocated none, %d some",
-			nomr, none, some }' "$TR/trace")"
+			nomr, none, some }' "$tr/trace")"
 	[ "$moved" -gt 0 ] || fail "no request moved: the flapping tested nothing"
 	rm -f "$MNT/swapfile"
 }

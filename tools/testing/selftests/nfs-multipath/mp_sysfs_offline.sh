@@ -97,7 +97,7 @@ flip_reconnecting() {
 }
 
 main() {
-	local sw x main="" addr cif err st
+	local sw x main="" addr cif err st shares
 
 	nfs_mount "$OPTS"
 	touch_all_xprts
@@ -131,13 +131,13 @@ main() {
 	[ "$st" = offline ] || fail "the endpoint: line of $addr says '$st', not offline"
 	log "ok: the endpoint: line says offline"
 	sleep 1
-	window_shares 5
+	window_shares shares 5
 	show_endpoints
 	st=$(xprt_state "$addr")
 	[ "$st" = offline ] ||
 		fail "the path to $addr is '$st' again: something brought it online"
-	share_below "$cif" 2 ||
-		fail "$cif carried $(share_of "$cif") % of $(window_mib) MiB while offline"
+	share_below "$shares" "$cif" 2 ||
+		fail "$cif carried $(share_of "$shares" "$cif") % of $(window_mib "$shares") MiB while offline"
 	log "ok: it stayed offline and $cif carried almost nothing"
 
 	log "--- online"
@@ -147,9 +147,9 @@ main() {
 		fail "the path to $addr is '$(xprt_state "$addr")'," \
 			"path '$(path_state "$addr")' after online"
 	log "ok: online and up: $(xprt_state "$addr"), path $(path_state "$addr")"
-	window_shares 3
-	share_at_least "$cif" 10 ||
-		fail "$cif carried only $(share_of "$cif") % after online"
+	window_shares shares 3
+	share_at_least "$shares" "$cif" 10 ||
+		fail "$cif carried only $(share_of "$shares" "$cif") % after online"
 	log "ok: $cif carried I/O again"
 
 	flip_busy "$main"

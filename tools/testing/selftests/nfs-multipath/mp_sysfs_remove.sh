@@ -42,7 +42,7 @@ GONE_CS=$(limit 1000)
 # remove_one: offline and remove a transport of the mount on $MNT that
 # is not its first; XDIR gets its sysfs directory
 remove_one() {
-	local sw x
+	local sw x waited
 
 	sw=$(mount_switch_of "$1") || fail "no xprt switch for the mount"
 	for x in "$sw"/xprt-*; do
@@ -53,8 +53,8 @@ remove_one() {
 	echo offline >"$XDIR/xprt_state" || fail "cannot offline ${XDIR##*/}"
 	sleep 1
 	echo remove >"$XDIR/xprt_state" || fail "cannot remove ${XDIR##*/}"
-	if wait_for_cs $GONE_CS test ! -d "$XDIR"; then
-		log "ok: ${XDIR##*/} went away $(secs "$WAITED") s after remove"
+	if wait_for_cs -t waited $GONE_CS test ! -d "$XDIR"; then
+		log "ok: ${XDIR##*/} went away $(secs "$waited") s after remove"
 	else
 		log "still there: $(cat "$XDIR/xprt_state" 2>/dev/null)" \
 			"$(cat "$XDIR/xprt_info" 2>/dev/null | tr '\n' ' ')"
@@ -224,7 +224,7 @@ tasks_on_xprt() {
 # no new connection.  The tasks that the disconnect wakes must leave it
 # without a connect first.  Writers only, whose replies are small.
 connected_case() {
-	local port queued t0
+	local port queued t0 waited
 
 	log "--- v4.1, a connected transport removed with requests on it"
 	XDIR=""
@@ -250,12 +250,12 @@ connected_case() {
 		"took $(secs $(($(now_cs) - t0))) s, with $queued tasks on it"
 	[ "$queued" -gt 0 ] ||
 		fail "no task was on ${XDIR##*/}: the case did not happen"
-	if ! wait_for_cs $GONE_CS test ! -d "$XDIR"; then
+	if ! wait_for_cs -t waited $GONE_CS test ! -d "$XDIR"; then
 		log "$(syn_drops) SYNs dropped"
 		fail "${XDIR##*/} is still in sysfs $(secs $GONE_CS) s after" \
 			"remove, with $(tasks_on_xprt) tasks on it"
 	fi
-	log "ok: ${XDIR##*/} went away $(secs "$WAITED") s after remove"
+	log "ok: ${XDIR##*/} went away $(secs "$waited") s after remove"
 	[ "$(syn_drops)" = 0 ] ||
 		fail "$(syn_drops) SYNs tried to connect the removed transport"
 	log "ok: no connect was tried on it"
@@ -266,7 +266,7 @@ connected_case() {
 
 # connecting_case: remove a transport whose tasks wait for its connect
 connecting_case() {
-	local port sw ended
+	local port sw ended waited tr
 
 	log "--- v4.1, a transport removed while it connects"
 	XDIR=""
@@ -274,10 +274,10 @@ connecting_case() {
 	pick_second
 	port=$PORT
 	# sunrpc's own events only: on --stock too
-	TR=$(tracefs)
-	[ -d "$TR/events/sunrpc/rpc_connect_status" ] ||
+	tr=$(tracefs)
+	[ -d "$tr/events/sunrpc/rpc_connect_status" ] ||
 		fail "no rpc_connect_status event: cannot tell the case happened"
-	echo >"$TR/trace"
+	echo >"$tr/trace"
 	trace_event sunrpc/rpc_connect_status
 	# Longer than the case may take: tasks must wait for the connect
 	load_start $(limit 90)
@@ -312,10 +312,10 @@ connecting_case() {
 	# call_connect_status()" fixes is the strong one
 	trace_mark "remove ${XDIR##*/}"
 	sysfs_state_timed remove "$(limit 5)"
-	wait_for_cs $GONE_CS test ! -d "$XDIR" ||
+	wait_for_cs -t waited $GONE_CS test ! -d "$XDIR" ||
 		fail "${XDIR##*/} is still in sysfs $(secs $GONE_CS) s after remove"
-	log "ok: ${XDIR##*/} went away $(secs "$WAITED") s after remove"
-	ended=$(sed -n '/remove xprt-/,$p' "$TR/trace" |
+	log "ok: ${XDIR##*/} went away $(secs "$waited") s after remove"
+	ended=$(sed -n '/remove xprt-/,$p' "$tr/trace" |
 		grep -c 'rpc_connect_status:.*status=-' || true)
 	log "trace: $ended connects ended in an error after remove;" \
 		"$(syn_drops) SYNs dropped"

@@ -35,8 +35,8 @@ nfs_mount "$OPTS"
 check_pairs
 nfs_umount
 
-mp_transfer "$OPTS" 64
-echo "$NIC_SHARES" | shares_all_at_least 10 ||
+mp_transfer shares "$OPTS" 64
+echo "$shares" | shares_all_at_least 10 ||
 	fail "a client NIC carried less than 10% of the bytes"
 log "ok: every client NIC carried traffic"
 

@@ -6,6 +6,13 @@
 
 . ./lib.sh
 
+# mountstats_xprts PROTO: count the "xprt: PROTO" lines of the mount on $MNT.
+mountstats_xprts() {
+	mount_stats | awk -v proto="$1" '
+		$1 == "xprt:" && $2 == proto { n++ }
+		END { print n + 0 }'
+}
+
 NCONNECT=4
 
 conns_settled() {
