@@ -844,6 +844,15 @@ trace_dir() {
 	echo "$__tr"
 }
 
+# trace_open: trace_mark and trace_event write to tracefs from now on,
+# and the trace is emptied; false when there is no tracefs.  trace_start
+# does it too, for the path events, which a stock kernel does not have.
+trace_open() {
+	__tr=$(tracefs)
+	[ -n "$__tr" ] || return 1
+	echo >"$__tr/trace"
+}
+
 # trace_mark TEXT: a line in the trace, next to the path events
 trace_mark() {
 	[ -z "$__tr" ] || echo "$*" >"$__tr/trace_marker" 2>/dev/null || true

@@ -274,10 +274,10 @@ connecting_case() {
 	pick_second
 	port=$PORT
 	# sunrpc's own events only: on --stock too
-	tr=$(tracefs)
+	trace_open || fail "no tracefs: cannot tell the case happened"
+	tr=$(trace_dir)
 	[ -d "$tr/events/sunrpc/rpc_connect_status" ] ||
 		fail "no rpc_connect_status event: cannot tell the case happened"
-	echo >"$tr/trace"
 	trace_event sunrpc/rpc_connect_status
 	# Longer than the case may take: tasks must wait for the connect
 	load_start $(limit 90)
