@@ -76,8 +76,8 @@ main() {
 	if share_below "$shares" "$cif" 2; then
 		log "ok: the black-holed path's NIC $cif carried almost nothing"
 	else
-		fail_later "$cif carried $(share_of "$shares" "$cif") % of $(window_mib "$shares") MiB" \
-			"while its path was down"
+		fail_later "$cif carried $(share_of "$shares" "$cif") %" \
+			"of $(window_mib "$shares") MiB while its path was down"
 	fi
 
 	if [ "$HOLD" != 0 ]; then

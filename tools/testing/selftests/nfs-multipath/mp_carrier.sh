@@ -97,8 +97,8 @@ carrier_case() {
 	if share_below "$shares" "$cif" 2; then
 		log "ok: the dead path's NIC $cif carried almost nothing"
 	else
-		fail_later "$cif carried $(share_of "$shares" "$cif") % of $(window_mib "$shares") MiB" \
-			"while its path was down"
+		fail_later "$cif carried $(share_of "$shares" "$cif") %" \
+			"of $(window_mib "$shares") MiB while its path was down"
 	fi
 
 	t0=$(now_cs)

@@ -137,7 +137,8 @@ main() {
 	[ "$st" = offline ] ||
 		fail "the path to $addr is '$st' again: something brought it online"
 	share_below "$shares" "$cif" 2 ||
-		fail "$cif carried $(share_of "$shares" "$cif") % of $(window_mib "$shares") MiB while offline"
+		fail "$cif carried $(share_of "$shares" "$cif") %" \
+			"of $(window_mib "$shares") MiB while offline"
 	log "ok: it stayed offline and $cif carried almost nothing"
 
 	log "--- online"
