@@ -38,7 +38,7 @@ TESTS		?=
 BISECT		?= 1
 QUICK		?=
 
-.PHONY: all deps modules prepare unit checkpatch sparse docs series check-series check-configs check-long check-debug check-ksft selftests run-selftests bench run-bench deb deb-test check demo clean help
+.PHONY: all deps modules prepare unit checkpatch sparse docs series check-series check-configs check-long check-debug check-ksft check-shell selftests run-selftests bench run-bench deb deb-test check demo clean help
 
 all: modules
 
@@ -65,6 +65,11 @@ sparse: prepare
 
 docs: deps
 	@scripts/check-docs
+
+# Every script parses; the bench and the selftests call only lib.sh
+# functions that exist (seconds, where the bench would find out late).
+check-shell:
+	@scripts/check-shell
 
 series: prepare
 	@scripts/series >/dev/null
@@ -125,6 +130,7 @@ timed = s=$$(date +%s); $(MAKE) --no-print-directory $(1) && \
 	echo "check: $(1): $$(($$(date +%s) - s)) s"
 
 check: deps
+	@$(call timed,check-shell)
 	@$(call timed,unit)
 	@$(call timed,checkpatch)
 	@$(call timed,checkpatch KSERIES=6.1)

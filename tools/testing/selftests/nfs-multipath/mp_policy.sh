@@ -3,7 +3,7 @@
 #
 # Path policies on unequal links.  The four paths (client ethK to server
 # ethK, remoteports_offset=0) are capped 4:2:1:1 on both guests' egress
-# (no drops: see tbf_args); the same transfer then runs with
+# (no drops: see tbf_args in lib.sh); the same transfer then runs with
 # pathpolicy=round-robin and with pathpolicy=queue-depth, in turn, three
 # times each.  It is two O_DIRECT streams, each with one request of the
 # mount's wsize in flight: with few requests in flight, round-robin hands
@@ -16,31 +16,6 @@
 # a bad policy is refused with EINVAL.
 
 . ./lib.sh
-
-# tbf_args RATE: the tbf of one link at RATE mbit.  Its queue is large:
-# a write makes the server pull up to a few MiB at once (RDMA Reads of
-# the nfsd threads) through the client's egress, and a drop there costs
-# rxe a retransmit timeout, seven of them the connection.  One transport
-# per link drains its queue in order, so that the sender sees progress.
-tbf_args() {
-	echo "tbf rate ${1}mbit burst 64kb limit $((16 << 20))"
-}
-
-# cap_links R0 R1 ...: tbf at RK mbit on the egress of client ethK and of
-# server ethK, so that both writes (client egress) and reads (server
-# egress) are bounded.  uncap_links takes them off again.
-cap_links() {
-	local k=0 r ifc cmds=""
-
-	for r in "$@"; do
-		ifc=$(word_at "$k" "$CLIENT_IFS")
-		/usr/sbin/tc qdisc replace dev "$ifc" root $(tbf_args "$r") || return 1
-		ifc=$(word_at "$k" "$SERVER_IFS")
-		cmds="$cmds /usr/sbin/tc qdisc replace dev $ifc root $(tbf_args "$r") &&"
-		k=$((k + 1))
-	done
-	on-server "$cmds true" >/dev/null
-}
 
 RATES="64 32 16 16"	# mbit per link, client and server egress, eth0..eth3
 MIB=32
