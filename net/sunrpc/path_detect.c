@@ -3,6 +3,7 @@
  * Judging the paths of a multipath RPC client, one look at a time.
  *
  *  - a path is declared down when the carrier of its local device goes,
+ *    when its transport says that device went away (rpc_xprt_local_gone),
  *    or when it carries requests but nothing came back for its stall
  *    time and a NULL call then got no answer within its ping time.  Both
  *    are four of the path's usual gaps between replies, at most
@@ -14,7 +15,8 @@
  *    paths get a NULL call every path_heartbeat;
  *  - a path that is down is probed with back-off, RPC_PATH_PROBE_MIN_DELAY
  *    doubling up to RPC_PATH_PROBE_MAX_DELAY, or at once when its local
- *    device comes back, and comes up again when it answers within
+ *    device comes back or a transport saw a device come
+ *    (rpc_xprt_local_added), and comes up again when it answers within
  *    path_timeout, on a connection that was there when it was asked.
  */
 
@@ -136,6 +138,7 @@ void rpc_path_detect_init(struct rpc_path *p)
 	struct rpc_xprt *xprt = p->xprt;
 
 	p->carrier = true;
+	p->local_gone = atomic_read(&xprt->health.local_gone);
 	p->gap = RPC_PATH_GAP_MAX;
 	p->busy_last = jiffies;
 	if (xprt->ops->set_connect_timeout)
@@ -340,6 +343,10 @@ static bool rpc_path_check_up(struct rpc_path *p, unsigned long now)
 		rpc_path_down(p, "no carrier");
 		return true;
 	}
+	if (p->device_gone) {
+		rpc_path_down(p, "device removed");
+		return true;
+	}
 	if (p->pinging) {
 		if (rpc_path_ping_lost(p, now)) {
 			rpc_path_ping_cancel(p);
@@ -393,9 +400,11 @@ static bool rpc_path_probe_overdue(struct rpc_path *p, unsigned long now)
 	return time_after(now, end);
 }
 
-/* A path that is down or probing: time for a probe? */
+/* A path that is down or probing: time for a probe?  @back says why one
+ * is due at once (its device came back), or is NULL.
+ */
 static void rpc_path_check_down(struct rpc_path *p, unsigned long now,
-				bool carrier_back)
+				const char *back)
 {
 	if (p->pinging) {
 		if (rpc_path_probe_overdue(p, now))
@@ -404,12 +413,11 @@ static void rpc_path_check_down(struct rpc_path *p, unsigned long now,
 	}
 	if (!p->carrier)
 		return;
-	if (!carrier_back && time_before(now, p->next_probe))
+	if (!back && time_before(now, p->next_probe))
 		return;
 	/* The monitor paces reconnects of a dead path, not the transport */
 	WRITE_ONCE(p->xprt->reestablish_timeout, 0);
-	rpc_xprt_health_set(p->xprt, RPC_PATH_PROBING,
-			    carrier_back ? "carrier back" : "probe");
+	rpc_xprt_health_set(p->xprt, RPC_PATH_PROBING, back ?: "probe");
 	rpc_path_ping(p);
 }
 
@@ -469,9 +477,12 @@ void rpc_path_sample(struct rpc_path *p, unsigned long now)
 	unsigned long recvs = READ_ONCE(p->xprt->stat.recvs);
 	bool busy = rpc_xprt_busy(p->xprt);
 	bool carrier = rpc_path_carrier(p);
+	int gone = atomic_read(&p->xprt->health.local_gone);
 
 	p->carrier_back = carrier && !p->carrier;
 	p->carrier = carrier;
+	p->device_gone = gone != p->local_gone;
+	p->local_gone = gone;
 	if (recvs != p->recvs) {
 		if (p->busy)
 			rpc_path_learn_gap(p, now, recvs - p->recvs);
@@ -493,7 +504,8 @@ bool rpc_path_check(struct rpc_path *p, unsigned long now)
 		rpc_path_ping_result(p);
 	if (rpc_path_state(p) == RPC_PATH_UP)
 		return rpc_path_check_up(p, now);
-	rpc_path_check_down(p, now, p->carrier_back);
+	rpc_path_check_down(p, now, p->carrier_back ? "carrier back" :
+				    p->mon->local_back ? "device added" : NULL);
 	rpc_path_drain(p);
 	return true;
 }

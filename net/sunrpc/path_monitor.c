@@ -26,6 +26,11 @@
 #define RPC_PATH_TICK_FAST	(HZ / 10)
 #define RPC_PATH_TICK_SLOW	HZ
 
+/* The running monitors, which a local device that comes or goes wakes */
+static LIST_HEAD(rpc_path_monitors);
+static DEFINE_SPINLOCK(rpc_path_monitors_lock);
+static atomic_t rpc_path_local_adds = ATOMIC_INIT(0);
+
 static void rpc_path_monitor_release(struct kref *ref)
 {
 	struct rpc_path_monitor *mon = container_of(ref, struct rpc_path_monitor,
@@ -50,6 +55,55 @@ void rpc_path_monitor_kick(struct rpc_path_monitor *mon, unsigned long delay)
 	if (mon->running)
 		mod_delayed_work(xprtiod_workqueue, &mon->work, delay);
 	spin_unlock(&mon->work_lock);
+}
+
+/* A look at the paths of every client now */
+static void rpc_path_monitors_kick(void)
+{
+	struct rpc_path_monitor *mon;
+
+	spin_lock(&rpc_path_monitors_lock);
+	list_for_each_entry(mon, &rpc_path_monitors, node)
+		rpc_path_monitor_kick(mon, 0);
+	spin_unlock(&rpc_path_monitors_lock);
+}
+
+/**
+ * rpc_xprt_local_gone - the local device of a transport went away
+ * @xprt: a transport whose device was removed, or is being removed
+ *
+ * For transports whose local endpoint depends on more than the carrier of
+ * its interface, such as an RDMA device.  If @xprt is a path of a
+ * multipath client, it is declared down at the monitor's next look,
+ * which this brings forward; otherwise nothing happens.
+ */
+void rpc_xprt_local_gone(struct rpc_xprt *xprt)
+{
+	atomic_inc(&xprt->health.local_gone);
+	rpc_path_monitors_kick();
+}
+EXPORT_SYMBOL_GPL(rpc_xprt_local_gone);
+
+/**
+ * rpc_xprt_local_added - a local device came, which may serve a path
+ *
+ * Paths that are down are probed at the monitors' next look, which this
+ * brings forward, rather than after their back-off.
+ */
+void rpc_xprt_local_added(void)
+{
+	atomic_inc(&rpc_path_local_adds);
+	rpc_path_monitors_kick();
+}
+EXPORT_SYMBOL_GPL(rpc_xprt_local_added);
+
+/* Has a local device come since the monitor's last look? */
+static void rpc_path_monitor_sample(struct rpc_path_monitor *mon)
+{
+	int adds = atomic_read(&rpc_path_local_adds);
+
+	mon->local_back = adds != mon->local_adds;
+	mon->local_adds = adds;
 }
 
 /* A path sysfs removed is forgotten, so that it can go */
@@ -96,6 +150,7 @@ static void rpc_path_monitor_work(struct work_struct *work)
 	mutex_lock(&mon->lock);
 	if (!mon->stopping) {
 		now = jiffies;
+		rpc_path_monitor_sample(mon);
 		for (i = 0; i < mon->n; i++)
 			if (!rpc_path_gone(&mon->paths[i]))
 				rpc_path_sample(&mon->paths[i], now);
@@ -233,6 +288,8 @@ int rpc_path_monitor_start(struct rpc_clnt *clnt, unsigned int max,
 	init_waitqueue_head(&mon->waitq);
 	mon->clnt = clnt;
 	mon->net = rpc_net_ns(clnt);
+	INIT_LIST_HEAD(&mon->node);
+	mon->local_adds = atomic_read(&rpc_path_local_adds);
 	c.mon = mon;
 	ret = rpc_clnt_iterate_for_each_xprt(clnt, rpc_path_collect, &c);
 	if (ret)
@@ -256,6 +313,9 @@ int rpc_path_monitor_start(struct rpc_clnt *clnt, unsigned int max,
 		spin_lock(&mon->work_lock);
 		mon->running = true;
 		spin_unlock(&mon->work_lock);
+		spin_lock(&rpc_path_monitors_lock);
+		list_add(&mon->node, &rpc_path_monitors);
+		spin_unlock(&rpc_path_monitors_lock);
 		rpc_path_monitor_kick(mon, 0);
 	}
 	mutex_unlock(&mon->lock);
@@ -283,6 +343,9 @@ void rpc_path_monitor_stop(struct rpc_path_monitor *mon)
 
 	if (!mon)
 		return;
+	spin_lock(&rpc_path_monitors_lock);
+	list_del_init(&mon->node);
+	spin_unlock(&rpc_path_monitors_lock);
 	spin_lock(&mon->work_lock);
 	mon->running = false;
 	spin_unlock(&mon->work_lock);

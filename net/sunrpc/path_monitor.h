@@ -50,6 +50,8 @@ struct rpc_path {
 	bool			fenced;		/* connection broken since */
 	bool			carrier;	/* of the local device */
 	bool			carrier_back;	/* since the look before */
+	int			local_gone;	/* health.local_gone last seen */
+	bool			device_gone;	/* since the look before */
 };
 
 struct rpc_path_monitor {
@@ -60,6 +62,9 @@ struct rpc_path_monitor {
 	wait_queue_head_t	waitq;		/* pings ending, for creation */
 	struct rpc_clnt		*clnt;
 	struct net		*net;
+	struct list_head	node;		/* in the running monitors */
+	int			local_adds;	/* devices added, last seen */
+	bool			local_back;	/* one was, since the look before */
 	bool			running;	/* ticks are on */
 	bool			stopping;
 	unsigned int		n;

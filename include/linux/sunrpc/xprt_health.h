@@ -39,6 +39,7 @@ struct rpc_xprt_health {
 	unsigned int	state;		/* enum rpc_path_state */
 	atomic_long_t	downs;		/* times it went from up to down */
 	atomic_long_t	moved;		/* requests that left it for another */
+	atomic_t	local_gone;	/* times its local device went away */
 };
 
 const char *rpc_path_state_name(unsigned int state);
@@ -50,6 +51,8 @@ ssize_t rpc_xprt_health_show(struct rpc_xprt *xprt, enum rpc_path_field field,
 int rpc_path_monitor_start(struct rpc_clnt *clnt, unsigned int max,
 			   struct rpc_path_monitor **monp);
 void rpc_path_monitor_stop(struct rpc_path_monitor *mon);
+void rpc_xprt_local_gone(struct rpc_xprt *xprt);
+void rpc_xprt_local_added(void);
 void rpc_clnt_show_endpoints(struct seq_file *seq, struct rpc_clnt *clnt);
 
 #endif /* _LINUX_SUNRPC_XPRT_HEALTH_H */
