@@ -22,11 +22,6 @@
 
 . ./lib.sh
 
-ABI=$(uname -r)
-MODDIR=/lib/modules/$ABI
-MODULES_DOWN="nfsv3 nfsv4 nfs lockd rpcrdma"
-MODULES_UP="nfs nfsv3 nfsv4 rpcrdma"
-MODULES_REST="rpcsec_gss_krb5 auth_rpcgss nfs_acl grace sunrpc"
 OUT=/tmp/nfsmp-plain
 DEAD=10.99.0.99		# on the data subnet, no host: nothing answers
 
@@ -41,33 +36,6 @@ v41-tcp-4 vers=4.1,proto=tcp,nconnect=4
 v41-rdma-1 vers=4.1,proto=rdma,port=$RDMA_PORT
 v41-rdma-4 vers=4.1,proto=rdma,port=$RDMA_PORT,nconnect=4
 "
-
-# stack_reload WHICH: unload the NFS/SunRPC modules, load ours or stock
-stack_reload() {
-	local left m
-
-	/sbin/modprobe -r $MODULES_DOWN || fail "cannot unload $MODULES_DOWN"
-	for m in $MODULES_REST; do
-		/sbin/modprobe -r "$m" 2>/dev/null || true
-	done
-	left=$(awk '$1 ~ /^(sunrpc|auth_rpcgss|rpcsec_gss_krb5|nfs|nfsv3)$/ ||
-		$1 ~ /^(nfsv4|lockd|rpcrdma|grace|nfs_acl)$/' /proc/modules)
-	if [ -n "$left" ]; then
-		echo "$left" | sed 's/^/still loaded: /'
-		fail "the NFS/SunRPC modules did not all unload"
-	fi
-	# Out of the modules directory, which depmod reads whole
-	case "$1" in
-	stock) [ ! -d "$MODDIR/updates" ] || mv "$MODDIR/updates" "$MODDIR.updates-ours" ;;
-	ours) [ ! -d "$MODDIR.updates-ours" ] || mv "$MODDIR.updates-ours" "$MODDIR/updates" ;;
-	esac
-	/usr/sbin/depmod -a "$ABI" || fail "depmod failed"
-	/sbin/modprobe -a $MODULES_UP || fail "cannot load $MODULES_UP"
-	case "$1:$(cat /sys/module/sunrpc/version 2>/dev/null || true)" in
-	ours:nfs-multipath-*|stock:) log "ok: $1 modules loaded" ;;
-	*) fail "the sunrpc loaded is not the $1 one" ;;
-	esac
-}
 
 # mountstats_layout: the block of the mount on $MNT, its device and opts
 # lines as they are, and of every other line its key and number of fields

@@ -1,0 +1,117 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The RDMA device under a plain RDMA mount (one path, no remoteports= or
+# localports=) goes away and comes back.  Writes with crc32c verify run
+# at a steady rate; the device the mount's connection uses is deleted
+# (`rdma link delete`, what a NIC reset or a driver unbind does to the
+# RDMA core), and added again on the same netdev HOLD_S later.  The
+# same case runs on our modules, then on Debian's in the same boot, for
+# the record: stock's figures are logged beside ours, not asserted.
+# Proves, on ours: the delete returns within DELETE_S; the hard mount
+# waits without an I/O error while the device is gone, and resumes once
+# it is back: the server sees the connection again within RESUME_S of
+# the re-add, and fio verifies every block.
+
+. ./lib.sh
+
+PLAIN="vers=3,proto=rdma,port=$RDMA_PORT"
+DELETE_S=$(limit 5)
+HOLD_S=5
+RESUME_S=$(limit 30)
+FIO_JOB="--name=plaindev --directory=$MNT --rw=randwrite --bs=64k
+	--size=24M --direct=1 --ioengine=libaio --iodepth=8 --verify=crc32c
+	--verify_backlog=64 --rate=1m,1m"
+
+# mount_conn: "DEVICE NETDEV LOCALADDR" of the mount's RDMA connection
+mount_conn() {
+	local dev src line
+
+	line=$(rdma resource show cm_id | awk '
+		/rpcrdma/ && / state CONNECT / {
+			for (i = 1; i < NF; i++)
+				if ($i == "src-addr") src = $(i + 1)
+			sub(/\/.*/, "", $2); sub(/:[0-9]+$/, "", src)
+			print $2, src; exit
+		}')
+	read -r dev src <<<"$line"
+	[ -n "${dev:-}" ] || return 1
+	echo "$dev $(rdma link show "$dev/1" |
+		awk '{ for (i = 1; i < NF; i++) if ($i == "netdev") print $(i + 1) }') $src"
+}
+
+# server_conns_from ADDR: the server's RDMA connections from ADDR
+server_conns_from() {
+	server_rdma_conns | awk -v a="$1" '$2 == a' | wc -l
+}
+
+server_sees() {
+	[ "$(server_conns_from "$1")" -gt 0 ]
+}
+
+# problem WHICH MSG...: a failure on our modules, a note on stock ones
+problem() {
+	local which=$1
+
+	shift
+	if [ "$which" = ours ]; then
+		fail_later "$*"
+	else
+		log "stock: $*"
+	fi
+}
+
+# run_case WHICH: the device under the mount goes and comes back
+run_case() {
+	local which=$1 json=/tmp/nfsmp-plaindev-$1.json
+	local conn dev nd src pid t0 del resume rc=0 max
+
+	nfs_mount "$PLAIN"
+	dd if=/dev/zero of="$MNT/warm" bs=64k count=16 oflag=direct 2>/dev/null ||
+		fail "$which: cannot write to the mount"
+	conn=$(mount_conn) || fail "$which: the mount has no RDMA connection"
+	read -r dev nd src <<<"$conn"
+	log "$which: the mount's connection leaves $src on $dev ($nd)"
+	fio_bg pid "$json" $FIO_JOB
+	sleep 3
+	pid_gone "$pid" && fail "$which: fio ended before the delete"
+
+	t0=$(now_cs)
+	if ! run_wait "$DELETE_S" rdma link delete "$dev"; then
+		kernel_stacks
+		problem "$which" "rdma link delete $dev did not return within $DELETE_S s"
+		return 1
+	fi
+	del=$(($(now_cs) - t0))
+	log "$which: rdma link delete $dev returned after $(secs "$del") s"
+	sleep "$HOLD_S"
+	pid_gone "$pid" && problem "$which" "fio ended while $dev was gone"
+	rdma link add "$dev" type rxe netdev "$nd" || fail "cannot add $dev again"
+
+	if wait_for_cs -t resume $((RESUME_S * 100)) server_sees "$src"; then
+		log "$which: the server sees the connection from $src again" \
+		    "$(secs "$resume") s after the re-add"
+	else
+		problem "$which" "no connection from $src $RESUME_S s after the re-add"
+	fi
+	fio_wait "$pid" 120 || rc=$?
+	if [ "$which" = ours ]; then
+		fio_check "$which write+verify" "$rc" "$json" "write"
+	else
+		log "stock: fio exit $rc, $(grep -c 'io_u error' "$json.err" || true) I/O errors"
+	fi
+	max=$(fio_max_lat "$json" "write")
+	log "$which: largest request $max ms (the device was gone $HOLD_S s)"
+	nfs_umount
+}
+
+main() {
+	boost_priority
+	defer "stack_reload ours"
+	run_case ours || true
+	fail_if_any
+	stack_reload stock
+	run_case stock || log "stock: the case ended early (see above)"
+}
+
+main
