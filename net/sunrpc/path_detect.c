@@ -418,6 +418,7 @@ static void rpc_path_check_down(struct rpc_path *p, unsigned long now,
 	/* The monitor paces reconnects of a dead path, not the transport */
 	WRITE_ONCE(p->xprt->reestablish_timeout, 0);
 	rpc_xprt_health_set(p->xprt, RPC_PATH_PROBING, back ?: "probe");
+	p->device_added = false;
 	rpc_path_ping(p);
 }
 
@@ -483,6 +484,9 @@ void rpc_path_sample(struct rpc_path *p, unsigned long now)
 	p->carrier = carrier;
 	p->device_gone = gone != p->local_gone;
 	p->local_gone = gone;
+	/* Until its next probe: a probe in flight may still have to end */
+	if (p->mon->local_back)
+		p->device_added = true;
 	if (recvs != p->recvs) {
 		if (p->busy)
 			rpc_path_learn_gap(p, now, recvs - p->recvs);
@@ -502,10 +506,12 @@ bool rpc_path_check(struct rpc_path *p, unsigned long now)
 	lockdep_assert_held(&p->mon->lock);
 	if (rpc_path_ping_ended(p))
 		rpc_path_ping_result(p);
-	if (rpc_path_state(p) == RPC_PATH_UP)
+	if (rpc_path_state(p) == RPC_PATH_UP) {
+		p->device_added = false;
 		return rpc_path_check_up(p, now);
+	}
 	rpc_path_check_down(p, now, p->carrier_back ? "carrier back" :
-				    p->mon->local_back ? "device added" : NULL);
+				    p->device_added ? "device added" : NULL);
 	rpc_path_drain(p);
 	return true;
 }

@@ -52,6 +52,7 @@ struct rpc_path {
 	bool			carrier_back;	/* since the look before */
 	int			local_gone;	/* health.local_gone last seen */
 	bool			device_gone;	/* since the look before */
+	bool			device_added;	/* a device came since its last probe */
 };
 
 struct rpc_path_monitor {

@@ -72,7 +72,7 @@ main() {
 		kernel_stacks
 		fail "rdma link delete $dev did not return within $DELETE_S s"
 	fi
-	defer "rdma link show $dev >/dev/null 2>&1 || rdma link add $dev type rxe netdev $ifc"
+	defer_check "[ -e /sys/class/infiniband/$dev ] || rdma link add $dev type rxe netdev $ifc"
 	log "ok: rdma link delete $dev returned after $(secs $(($(now_cs) - t0))) s"
 	wait_for_cs -t waited 500 paths_from_in "$addr" "down|probing" ||
 		{ dump_paths; fail_later "the paths from $addr are not down 5 s after the delete"; }

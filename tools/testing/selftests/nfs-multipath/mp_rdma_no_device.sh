@@ -1,0 +1,108 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Every client RDMA device goes away, then comes back.  A multipath
+# mount, nconnect=4 over the four client rxe devices, writes with crc32c
+# verify at a steady rate; all four devices are deleted, one after the
+# other, and added again GONE_S later.
+# Proves: each delete returns within DELETE_S; while no device is left
+# the hard mount waits, with no I/O error and its writer blocked; after
+# the re-add the server sees every connection again within REJOIN_S,
+# every path is up, and fio verifies every block.
+
+. ./lib.sh
+
+OPTS="$MP_RDMA,nconnect=4,remoteports=$SERVER_RANGE,localports=$CLIENT_LIST"
+DELETE_S=$(limit 5)
+REJOIN_S=$(limit 5)
+GONE_S=10
+JSON=/tmp/nfsmp-nodev.json
+FIO_JOB="--name=nodev --directory=$MNT --rw=randwrite --bs=64k
+	--size=24M --numjobs=2 --direct=1 --ioengine=libaio --iodepth=8
+	--verify=crc32c --verify_backlog=64 --rate=1m,1m --group_reporting"
+
+server_conns() {
+	server_rdma_conns | wc -l
+}
+
+server_conns_are() {
+	[ "$(server_conns)" -eq "$1" ]
+}
+
+# io_errors: the I/O errors fio reported so far
+io_errors() {
+	grep -c 'io_u error' "$JSON.err" 2>/dev/null || true
+}
+
+# delete_all: delete every client rxe device, each within DELETE_S
+delete_all() {
+	local k=0 ifc t0
+
+	for ifc in $CLIENT_IFS; do
+		t0=$(now_cs)
+		if ! run_wait "$DELETE_S" rdma link delete "rxe$k"; then
+			kernel_stacks
+			fail "rdma link delete rxe$k did not return within $DELETE_S s"
+		fi
+		log "ok: rdma link delete rxe$k ($ifc) returned after" \
+		    "$(secs $(($(now_cs) - t0))) s"
+		k=$((k + 1))
+	done
+}
+
+# add_all: the client rxe devices that are missing, back on their netdev
+add_all() {
+	local k=0 ifc
+
+	for ifc in $CLIENT_IFS; do
+		[ -e "/sys/class/infiniband/rxe$k" ] ||
+			rdma link add "rxe$k" type rxe netdev "$ifc" || return 1
+		k=$((k + 1))
+	done
+}
+
+main() {
+	local n0 pid t0 waited rc=0 w0 w1
+
+	boost_priority
+	nfs_mount "$OPTS"
+	touch_all_xprts
+	check_fresh
+	n0=$(server_conns)
+	log "the server sees $n0 connections"
+	fio_bg pid "$JSON" $FIO_JOB
+	sleep 3
+	pid_gone "$pid" && fail "fio ended before the deletes"
+
+	defer_check add_all
+	delete_all
+	w0=$(mount_stats | awk '$1 == "WRITE:" { print $2 }')
+	sleep "$GONE_S"
+	w1=$(mount_stats | awk '$1 == "WRITE:" { print $2 }')
+	pid_gone "$pid" && fail_later "fio ended while no RDMA device was left"
+	[ "$(io_errors)" -eq 0 ] ||
+		fail_later "fio saw $(io_errors) I/O errors while no device was left"
+	log "no device for $GONE_S s: fio waits, $(io_errors) I/O errors," \
+	    "WRITEs $w0 -> $w1"
+	wait_for 30 server_conns_are 0 ||
+		fail_later "the server still sees $(server_conns) connections"
+
+	t0=$(now_cs)
+	add_all || fail "cannot add the client rxe devices again"
+	if wait_for_cs -t waited $((REJOIN_S * 100)) server_conns_are "$n0"; then
+		log "ok: the server sees $n0 connections $(secs "$waited") s after the re-add"
+	else
+		dump_paths
+		fail_later "the server sees $(server_conns) of $n0 connections" \
+			"$REJOIN_S s after the re-add"
+	fi
+	wait_for 10 all_paths_up || { dump_paths; fail_later "not every path is up again"; }
+	log "every path up $(secs $(($(now_cs) - t0))) s after the re-add"
+	fio_wait "$pid" 300 || rc=$?
+	fio_check "write+verify" "$rc" "$JSON" "write"
+	log "largest request $(fio_max_lat "$JSON" "write") ms (no device for $GONE_S s)"
+	nfs_umount
+	fail_if_any
+}
+
+main
