@@ -3,7 +3,8 @@
 #
 # Carrier loss under load.  While fio reads and writes over a multipath
 # mount with one path per NIC, one server link goes down (ip link set
-# down on the server), later, over TCP, one client link (in the client).
+# down on the server), later one client link (in the client), over RDMA
+# and then over TCP.
 # Where the testbed has testbed-link, both are done again as pulled
 # cables: the interface stays up and loses its carrier.  Proves, each
 # time: the path through that link is declared down within 2 s; its
@@ -12,9 +13,10 @@
 # I/O again.  fio sees no error.  When the kernel has the rpc_path
 # tracepoints, they recorded the state changes.
 #
-# The server's side runs over RPC/RDMA, the client's over TCP: a
-# soft-RoCE device of the client that sent through a dead link never
-# connects again (scripts/testbed.d/rxe-qp1-watch says why).
+# Over RDMA, a soft-RoCE device that sent through a dead link never
+# connects again; the testbed re-creates it, on either side
+# (scripts/testbed.d/rxe-qp1-watch says why), and a client path then
+# rejoins on the new device, within the same 5 s.
 
 . ./lib.sh
 
@@ -195,6 +197,7 @@ main() {
 	done
 
 	carrier_run rdma server
+	carrier_run rdma client
 	carrier_run tcp client
 
 	if [ -n "$tr" ]; then
