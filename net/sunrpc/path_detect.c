@@ -343,6 +343,7 @@ static bool rpc_path_check_up(struct rpc_path *p, unsigned long now)
 		rpc_path_down(p, "no carrier");
 		return true;
 	}
+	/* As for the carrier: a ping in flight is reaped when it ends */
 	if (p->device_gone) {
 		rpc_path_down(p, "device removed");
 		return true;

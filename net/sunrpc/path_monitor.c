@@ -76,6 +76,8 @@ static void rpc_path_monitors_kick(void)
  * its interface, such as an RDMA device.  If @xprt is a path of a
  * multipath client, it is declared down at the monitor's next look,
  * which this brings forward; otherwise nothing happens.
+ *
+ * Context: process context, such as an ib_client or CM callback.
  */
 void rpc_xprt_local_gone(struct rpc_xprt *xprt)
 {
@@ -88,7 +90,10 @@ EXPORT_SYMBOL_GPL(rpc_xprt_local_gone);
  * rpc_xprt_local_added - a local device came, which may serve a path
  *
  * Paths that are down are probed at the monitors' next look, which this
- * brings forward, rather than after their back-off.
+ * brings forward, rather than after their back-off.  A device that is not
+ * ready for them yet fails that probe, and the back-off takes over.
+ *
+ * Context: process context, such as an ib_client callback.
  */
 void rpc_xprt_local_added(void)
 {
