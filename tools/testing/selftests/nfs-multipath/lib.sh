@@ -943,6 +943,27 @@ trace_event() {
 	defer "echo 0 >$__tr/events/$1/enable"
 }
 
+# wait_within WHAT SECS MARK COMMAND...: wait for COMMAND (at most three
+# times SECS), then judge the time it took against SECS: a poll that ends
+# late fails, though COMMAND succeeded.  A slow or missing WHAT shows the
+# trace since trace_mark MARK.
+wait_within() {
+	local what=$1 secs=$2 mark=$3 waited
+
+	shift 3
+	if ! wait_for_cs -t waited $((secs * 300)) "$@"; then
+		trace_since "$mark"
+		fail_later "$what: not within $((secs * 3)) s"
+		return 1
+	fi
+	if [ "$waited" -le $((secs * 100)) ]; then
+		log "ok: $what after $(secs "$waited") s (limit $secs s)"
+	else
+		trace_since "$mark"
+		fail_later "$what after $(secs "$waited") s, more than $secs s"
+	fi
+}
+
 # trace_since MARK [LINES]: the first LINES (80) of the trace after the
 # trace_mark MARK, without the moves, for the story of a slow rejoin
 trace_since() {

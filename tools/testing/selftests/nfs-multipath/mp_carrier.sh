@@ -70,12 +70,13 @@ carrier_case() {
 	if down=$(wait_down "$addr" "$cif" 15); then
 		read -r at prev rx_at <<<"$down"
 		start=$t0
-		if [ "$side" = client ]; then
+		if [ "$side" = client ] && [ "$how" = ip ]; then
 			detect_report "the path to $addr, from the link going down" \
 				"$start" "$at" "$prev"
 		else
-			# The server's link went down after the last sample
-			# in which $cif still received data.
+			# The link went down after the last sample in which
+			# $cif still received data: a pulled cable goes
+			# through the host, a server's link through on-server.
 			[ "$rx_at" -gt "$start" ] && start=$rx_at
 			log "$cif last received data $(secs $((rx_at - t0))) s" \
 				"after the command began"

@@ -90,14 +90,8 @@ main() {
 	t0=$(now_cs)
 	trace_mark "add $dev"
 	rdma link add "$dev" type rxe netdev "$ifc" || fail "cannot add $dev again"
-	if wait_for_cs -t waited $((REJOIN_S * 100)) conns_from_at_least "$addr" "$n0"; then
-		log "ok: the server sees $n0 connections from $addr" \
-		    "$(secs "$waited") s after the re-add"
-	else
-		dump_paths
-		fail_later "the server sees $(conns_from "$addr") of $n0 connections" \
-			"from $addr $REJOIN_S s after the re-add"
-	fi
+	wait_within "the server sees $n0 connections from $addr after the re-add" \
+		"$REJOIN_S" "add $dev" conns_from_at_least "$addr" "$n0" || dump_paths
 	wait_for 10 all_paths_up || { dump_paths; fail_later "not every path is up again"; }
 
 	fio_wait "$pid" 300 || rc=$?

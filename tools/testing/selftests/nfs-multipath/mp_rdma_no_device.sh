@@ -8,13 +8,16 @@
 # Proves: each delete returns within DELETE_S; while no device is left
 # the hard mount waits, with no I/O error and its writer blocked; after
 # the re-add the server sees every connection again within REJOIN_S,
-# every path is up, and fio verifies every block.
+# every path is up, and fio verifies every block.  REJOIN_S is twice a
+# single path's rejoin limit: four devices come back one after the
+# other, and the last path left holds every request (2.9 to 7.4 s
+# measured on 2026-12-05; why it spreads so is not known yet).
 
 . ./lib.sh
 
 OPTS="$MP_RDMA,nconnect=4,remoteports=$SERVER_RANGE,localports=$CLIENT_LIST"
 DELETE_S=$(limit 5)
-REJOIN_S=$(limit 5)
+REJOIN_S=$(limit 10)
 GONE_S=10
 JSON=/tmp/nfsmp-nodev.json
 FIO_JOB="--name=nodev --directory=$MNT --rw=randwrite --bs=64k
@@ -76,6 +79,7 @@ main() {
 	check_fresh
 	n0=$(server_conns)
 	log "the server sees $n0 connections"
+	trace_start 2000
 	fio_bg pid "$JSON" $FIO_JOB
 	sleep 3
 	pid_gone "$pid" && fail "fio ended before the deletes"
@@ -94,14 +98,11 @@ main() {
 		fail_later "the server still sees $(server_conns) connections"
 
 	t0=$(now_cs)
+	trace_mark "add"
 	add_all || fail "cannot add the client rxe devices again"
-	if wait_for_cs -t waited $((REJOIN_S * 100)) server_conns_at_least "$n0"; then
-		log "ok: the server sees $n0 connections $(secs "$waited") s after the re-add"
-	else
-		dump_paths
-		fail_later "the server sees $(server_conns) of $n0 connections" \
-			"$REJOIN_S s after the re-add"
-	fi
+	log "the devices were added in $(secs $(($(now_cs) - t0))) s"
+	wait_within "the server sees $n0 connections after the re-add" \
+		"$REJOIN_S" "add" server_conns_at_least "$n0" || dump_paths
 	wait_for 10 all_paths_up || { dump_paths; fail_later "not every path is up again"; }
 	log "every path up $(secs $(($(now_cs) - t0))) s after the re-add"
 	fio_wait "$pid" 300 || rc=$?
