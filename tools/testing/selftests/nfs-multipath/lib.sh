@@ -682,30 +682,35 @@ cap_links() {
 # stack_reload WHICH: unload the NFS/SunRPC modules, load ours or stock
 # (Debian's, once updates/ is moved out of the modules directory, which
 # depmod reads whole).  For the tests that compare with stock modules.
+# Returns 1, saying why, when that fails: also for a cleanup, where a
+# fail would go unheard.
 stack_reload() {
 	local abi moddir left m
 
 	abi=$(uname -r)
 	moddir=/lib/modules/$abi
-	/sbin/modprobe -r nfsv3 nfsv4 nfs lockd rpcrdma || fail "cannot unload the NFS modules"
+	/sbin/modprobe -r nfsv3 nfsv4 nfs lockd rpcrdma ||
+		{ echo "stack_reload: cannot unload the NFS modules" >&2; return 1; }
 	for m in rpcsec_gss_krb5 auth_rpcgss nfs_acl grace sunrpc; do
 		/sbin/modprobe -r "$m" 2>/dev/null || true
 	done
 	left=$(awk '$1 ~ /^(sunrpc|auth_rpcgss|rpcsec_gss_krb5|nfs|nfsv3)$/ ||
 		$1 ~ /^(nfsv4|lockd|rpcrdma|grace|nfs_acl)$/' /proc/modules)
 	if [ -n "$left" ]; then
-		echo "$left" | sed 's/^/still loaded: /'
-		fail "the NFS/SunRPC modules did not all unload"
+		echo "$left" | sed 's/^/still loaded: /' >&2
+		echo "stack_reload: the NFS/SunRPC modules did not all unload" >&2
+		return 1
 	fi
 	case "$1" in
 	stock) [ ! -d "$moddir/updates" ] || mv "$moddir/updates" "$moddir.updates-ours" ;;
 	ours) [ ! -d "$moddir.updates-ours" ] || mv "$moddir.updates-ours" "$moddir/updates" ;;
 	esac
-	/usr/sbin/depmod -a "$abi" || fail "depmod failed"
-	/sbin/modprobe -a nfs nfsv3 nfsv4 rpcrdma || fail "cannot load the NFS modules"
+	/usr/sbin/depmod -a "$abi" || { echo "stack_reload: depmod failed" >&2; return 1; }
+	/sbin/modprobe -a nfs nfsv3 nfsv4 rpcrdma ||
+		{ echo "stack_reload: cannot load the NFS modules" >&2; return 1; }
 	case "$1:$(cat /sys/module/sunrpc/version 2>/dev/null || true)" in
 	ours:nfs-multipath-*|stock:) log "ok: $1 modules loaded" ;;
-	*) fail "the sunrpc loaded is not the $1 one" ;;
+	*) echo "stack_reload: the sunrpc loaded is not the $1 one" >&2; return 1 ;;
 	esac
 }
 

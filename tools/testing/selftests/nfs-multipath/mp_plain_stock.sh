@@ -158,15 +158,15 @@ main() {
 	mkdir -p "$MNT"
 	on-server "cat /proc/fs/nfsd/versions" | grep -q '+4.1' ||
 		fail "the server does not serve NFSv4.1"
-	defer "stack_reload ours"
+	defer_check "stack_reload ours"
 	# Both runs start from modules loaded afresh
-	stack_reload ours
+	stack_reload ours || fail "cannot load our modules"
 	WHICH=ours
 	run_all
-	stack_reload stock
+	stack_reload stock || fail "cannot load the stock modules"
 	WHICH=stock
 	run_all
-	stack_reload ours
+	stack_reload ours || fail "cannot load our modules"
 	if ! diff -u "$OUT.stock" "$OUT.ours" | sed 's/^/diff: /'; then
 		:
 	fi

@@ -40,7 +40,10 @@ server_conns_at_least() {
 
 # io_errors: the I/O errors fio reported so far
 io_errors() {
-	grep -c 'io_u error' "$JSON.err" 2>/dev/null || true
+	local n
+
+	n=$(grep -c 'io_u error' "$JSON.err" 2>/dev/null) || true
+	echo "${n:-0}"
 }
 
 # delete_all: delete every client rxe device, each within DELETE_S
@@ -92,6 +95,8 @@ main() {
 	pid_gone "$pid" && fail_later "fio ended while no RDMA device was left"
 	[ "$(io_errors)" -eq 0 ] ||
 		fail_later "fio saw $(io_errors) I/O errors while no device was left"
+	[ "$w0" = "$w1" ] ||
+		fail_later "WRITEs completed while no device was left ($w0 -> $w1)"
 	log "no device for $GONE_S s: fio waits, $(io_errors) I/O errors," \
 	    "WRITEs $w0 -> $w1"
 	wait_for 30 server_conns_are 0 ||
