@@ -73,6 +73,7 @@ main() {
 	n0=$(conns_from "$addr")
 	[ "$n0" -gt 0 ] || fail "the server sees no connection from $addr"
 	ids=$(ids_from "$addr")
+	ids=${ids% }
 	[ -n "$ids" ] || fail "no path of the mount leaves $addr"
 	log "$dev ($ifc, $addr) carries $n0 connections, paths $ids"
 

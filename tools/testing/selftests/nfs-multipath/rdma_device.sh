@@ -70,7 +70,7 @@ problem() {
 # run_case WHICH: the device under the mount goes and comes back
 run_case() {
 	local which=$1 json=/tmp/nfsmp-plaindev-$1.json
-	local conn dev nd src pid t0 del resume rc=0 max
+	local conn dev nd src pid t0 del resume rc=0 max errs
 
 	nfs_mount "$PLAIN"
 	dd if=/dev/zero of="$MNT/warm" bs=64k count=16 oflag=direct 2>/dev/null ||
@@ -114,8 +114,8 @@ run_case() {
 			return 1
 		fi
 		wait "$pid" || rc=$?
-		log "stock: fio exit $rc," \
-		    "$(grep -c 'io_u error' "$json.err" 2>/dev/null || echo 0) I/O errors"
+		errs=$(grep -c 'io_u error' "$json.err" 2>/dev/null) || true
+		log "stock: fio exit $rc, ${errs:-0} I/O errors"
 	fi
 	max=$(fio_max_lat "$json" "write")
 	log "$which: largest request $max ms (the device was gone $HOLD_S s)"
