@@ -27,7 +27,7 @@ REJOIN_CS=$(limit 500)
 # its 6 s down.  A task woken by every connect and disconnect retries in
 # a loop: thousands.
 REFUSED_MAX=40
-TRIES=3
+TRIES=8		# the case needs a task at the delay: 1 abort in 3 in one run, 0 in 3 in another
 
 # route_tables: the routing tables the client looks up, main included
 route_tables() {
