@@ -11,7 +11,7 @@
 #                   (BISECT=0: without a build after every patch), and
 #                   with BISECT=1 also make check-configs
 #   make check-configs build SunRPC and NFS with IPV6=n and SUNRPC=y/IPV6=m
-#                   (make check runs it too)
+#                   (make check-long and check-series BISECT=1 run it)
 #   make check-long the selftests too long for make check (swap over NFS,
 #                   mount cycles, TCP failover, path policies) and the 6.1
 #                   DKMS test
@@ -87,6 +87,7 @@ check-configs: prepare
 LONG_TESTS	:= mp_swap mp_mount_cycles mp_failover_tcp mp_policy
 
 check-long: modules
+	@scripts/check-configs
 	@scripts/ksft >/dev/null
 	@scripts/run-selftests --timeout 3600 $(TESTBED_OPTS) -- $(LONG_TESTS)
 	@$(MAKE) --no-print-directory deb-test DEB_BASES=6.1
@@ -140,7 +141,6 @@ check: deps
 	@$(call timed,sparse)
 	@$(call timed,check-series BISECT=0 KSERIES=6.1)
 	@$(call timed,check-series BISECT=0)
-	@$(call timed,check-configs)
 	@$(call timed,run-selftests)
 	@$(call timed,check-ksft)
 	@$(call timed,run-bench QUICK=1)
