@@ -323,6 +323,18 @@ server_conns() {
 	esac
 }
 
+# rdma_conns_from [ADDR]: how many RDMA connections the server holds from
+# client address ADDR (default: from any)
+rdma_conns_from() {
+	server_rdma_conns | awk -v a="${1:-}" 'a == "" || $2 == a' | wc -l
+}
+
+# rdma_conns_cmp OP N [ADDR]: rdma_conns_from ADDR compares to N by test's
+# OP (-eq, -ge, -gt), for wait_for
+rdma_conns_cmp() {
+	[ "$(rdma_conns_from "${3:-}")" "$1" "$2" ]
+}
+
 # conns_spread PROTO N_PER_SERVER N_PER_CLIENT: the server holds exactly
 # N connections per server address and per client address.
 conns_spread() {
@@ -489,6 +501,13 @@ mp_transfer() {
 # state (up, down, probing), $13 how often it went down, $15 how many
 # requests it handed to other paths.
 
+# ids_from ADDR: the endpoint ids of the paths from local address ADDR,
+# while they are connected (the endpoint line shows a local address of a
+# connected transport only)
+ids_from() {
+	mountstats_endpoints | awk -v l="$1" '$4 == l { printf "%s ", $2 }'
+}
+
 # now_var VAR: VAR gets the centiseconds since boot, without a fork.
 now_var() {
 	local __up __
@@ -582,6 +601,30 @@ all_paths_up() {
 		{ n++ }
 		$11 != "up" || $9 == "offline" { bad = 1 }
 		END { exit bad || !n }'
+}
+
+# rdma_leftovers: the cm_ids and RC QPs of the client's RDMA core, none
+# once every RDMA mount is gone
+rdma_leftovers() {
+	rdma resource show cm_id 2>/dev/null | grep -v '^$' || true
+	rdma resource show qp 2>/dev/null | grep -w 'type RC' || true
+}
+
+no_rdma_leftovers() {
+	[ -z "$(rdma_leftovers)" ]
+}
+
+# rxe_restore [K...]: the client's rxe devices rxeK (default: all) that a
+# test deleted are back, each on its netdev; the others are left alone
+rxe_restore() {
+	local k ks
+
+	ks=${*:-$(seq 0 $(($(echo $CLIENT_IFS | wc -w) - 1)))}
+	for k in $ks; do
+		[ -e "/sys/class/infiniband/rxe$k" ] && continue
+		rdma link add "rxe$k" type rxe netdev "$(word_at "$k" "$CLIENT_IFS")" ||
+			return 1
+	done
 }
 
 # word_at K LIST: word K (from 0) of LIST.

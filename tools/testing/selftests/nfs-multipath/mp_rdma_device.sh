@@ -28,28 +28,6 @@ FIO_JOB="--name=device --directory=$MNT --rw=randwrite --bs=64k
 	--iodepth=16 --verify=crc32c --verify_backlog=128 --rate=1m,1m
 	--group_reporting"
 
-# conns_from ADDR: the server's RDMA connections from client address ADDR
-conns_from() {
-	server_rdma_conns | awk -v a="$1" '$2 == a' | wc -l
-}
-
-conns_from_is() {
-	[ "$(conns_from "$1")" -eq "$2" ]
-}
-
-# conns_from_at_least ADDR N: the server has N connections from ADDR,
-# or more (one that a probe gave up on may linger there)
-conns_from_at_least() {
-	[ "$(conns_from "$1")" -ge "$2" ]
-}
-
-# ids_from ADDR: the endpoint ids of the paths from local address ADDR,
-# while they are connected (the endpoint line shows a local address of a
-# connected transport only)
-ids_from() {
-	mountstats_endpoints | awk -v l="$1" '$4 == l { printf "%s ", $2 }'
-}
-
 # ids_in IDS STATES: every path of IDS is in one of STATES
 ids_in() {
 	mountstats_endpoints | awk -v ids=" $1 " -v st="|$2|" '
@@ -76,8 +54,8 @@ main() {
 	# The mount's paths, not what the server counts: an earlier test
 	# may have left a connection there
 	n0=$(echo $ids | wc -w)
-	[ "$(conns_from "$addr")" -ge "$n0" ] ||
-		fail "the server sees $(conns_from "$addr") connections from $addr, not $n0"
+	rdma_conns_cmp -ge "$n0" "$addr" ||
+		fail "the server sees $(rdma_conns_from "$addr") connections from $addr, not $n0"
 	log "$dev ($ifc, $addr) carries paths $ids"
 
 	trace_start "$MAX_LAT_MS"
@@ -85,7 +63,7 @@ main() {
 	sleep 5
 	pid_gone "$pid" && fail "fio ended before the delete"
 
-	defer_check "[ -e /sys/class/infiniband/$dev ] || rdma link add $dev type rxe netdev $ifc"
+	defer_check "rxe_restore $k"
 	t0=$(now_cs)
 	trace_mark "delete $dev"
 	if ! run_wait "$DELETE_S" rdma link delete "$dev"; then
@@ -104,15 +82,16 @@ main() {
 		dump_paths
 		fail_later "paths $ids are not down 5 s after the delete"
 	fi
-	wait_for 30 conns_from_is "$addr" 0 ||
-		fail_later "the server still has $(conns_from "$addr") connections from $addr"
+	wait_for 30 rdma_conns_cmp -eq 0 "$addr" ||
+		fail_later "the server still has $(rdma_conns_from "$addr") connections from $addr"
 	sleep 10
 
 	t0=$(now_cs)
 	trace_mark "add $dev"
-	rdma link add "$dev" type rxe netdev "$ifc" || fail "cannot add $dev again"
+	rxe_restore "$k" || fail "cannot add $dev again"
+	# One that a probe gave up on may linger: at least as many
 	wait_within "the server sees $n0 connections from $addr after the re-add" \
-		"$REJOIN_S" "add $dev" conns_from_at_least "$addr" "$n0" || dump_paths
+		"$REJOIN_S" "add $dev" rdma_conns_cmp -ge "$n0" "$addr" || dump_paths
 	wait_for 10 all_paths_up || { dump_paths; fail_later "not every path is up again"; }
 
 	fio_wait "$pid" 300 || rc=$?

@@ -16,17 +16,6 @@ OPTS="$MP_RDMA,nconnect=8,remoteports=$SERVER_RANGE,localports=$CLIENT_LIST"
 UMOUNT_S=$(limit 20)
 K=1
 
-# rdma_leftovers: the cm_ids and RC QPs of the client's RDMA core
-rdma_leftovers() {
-	rdma resource show cm_id 2>/dev/null | grep -v '^$' || true
-	rdma resource show qp 2>/dev/null | grep -w 'type RC' || true
-}
-
-readd() {
-	[ -e "/sys/class/infiniband/rxe$K" ] ||
-		rdma link add "rxe$K" type rxe netdev "$(word_at "$K" "$CLIENT_IFS")"
-}
-
 main() {
 	local pid t0 left
 
@@ -34,7 +23,7 @@ main() {
 	nfs_mount "$OPTS"
 	touch_all_xprts
 	check_fresh
-	defer_check readd
+	defer_check "rxe_restore $K"
 	defer_check "/sbin/modprobe rpcrdma"
 	fio_bg pid /tmp/nfsmp-devumount.json --name=devumount --directory="$MNT" \
 		--rw=write --bs=64k --size=64M --direct=1 --ioengine=libaio \
@@ -70,7 +59,7 @@ main() {
 		log "ok: no cm_id and no RC QP left"
 	fi
 
-	readd || fail "cannot add rxe$K again"
+	rxe_restore "$K" || fail "cannot add rxe$K again"
 	/sbin/modprobe rpcrdma || fail "cannot load rpcrdma again"
 	nfs_mount "$OPTS"
 	touch_all_xprts

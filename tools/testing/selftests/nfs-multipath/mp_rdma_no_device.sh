@@ -24,20 +24,6 @@ FIO_JOB="--name=nodev --directory=$MNT --rw=randwrite --bs=64k
 	--size=24M --numjobs=2 --direct=1 --ioengine=libaio --iodepth=8
 	--verify=crc32c --verify_backlog=64 --rate=1m,1m --group_reporting"
 
-server_conns() {
-	server_rdma_conns | wc -l
-}
-
-server_conns_are() {
-	[ "$(server_conns)" -eq "$1" ]
-}
-
-# server_conns_at_least N: N connections or more (one that a probe gave
-# up on may linger there)
-server_conns_at_least() {
-	[ "$(server_conns)" -ge "$1" ]
-}
-
 # io_errors: the I/O errors fio reported so far
 io_errors() {
 	local n
@@ -62,17 +48,6 @@ delete_all() {
 	done
 }
 
-# add_all: the client rxe devices that are missing, back on their netdev
-add_all() {
-	local k=0 ifc
-
-	for ifc in $CLIENT_IFS; do
-		[ -e "/sys/class/infiniband/rxe$k" ] ||
-			rdma link add "rxe$k" type rxe netdev "$ifc" || return 1
-		k=$((k + 1))
-	done
-}
-
 main() {
 	local n0 pid t0 waited rc=0 w0 w1
 
@@ -80,14 +55,14 @@ main() {
 	nfs_mount "$OPTS"
 	touch_all_xprts
 	check_fresh
-	n0=$(server_conns)
+	n0=$(rdma_conns_from)
 	log "the server sees $n0 connections"
 	trace_start 2000
 	fio_bg pid "$JSON" $FIO_JOB
 	sleep 3
 	pid_gone "$pid" && fail "fio ended before the deletes"
 
-	defer_check add_all
+	defer_check rxe_restore
 	delete_all
 	w0=$(mount_stats | awk '$1 == "WRITE:" { print $2 }')
 	sleep "$GONE_S"
@@ -99,15 +74,16 @@ main() {
 		fail_later "WRITEs completed while no device was left ($w0 -> $w1)"
 	log "no device for $GONE_S s: fio waits, $(io_errors) I/O errors," \
 	    "WRITEs $w0 -> $w1"
-	wait_for 30 server_conns_are 0 ||
-		fail_later "the server still sees $(server_conns) connections"
+	wait_for 30 rdma_conns_cmp -eq 0 ||
+		fail_later "the server still sees $(rdma_conns_from) connections"
 
 	t0=$(now_cs)
 	trace_mark "add"
-	add_all || fail "cannot add the client rxe devices again"
+	rxe_restore || fail "cannot add the client rxe devices again"
 	log "the devices were added in $(secs $(($(now_cs) - t0))) s"
+	# One that a probe gave up on may linger: at least as many
 	wait_within "the server sees $n0 connections after the re-add" \
-		"$REJOIN_S" "add" server_conns_at_least "$n0" || dump_paths
+		"$REJOIN_S" "add" rdma_conns_cmp -ge "$n0" || dump_paths
 	wait_for 10 all_paths_up || { dump_paths; fail_later "not every path is up again"; }
 	log "every path up $(secs $(($(now_cs) - t0))) s after the re-add"
 	fio_wait "$pid" 300 || rc=$?

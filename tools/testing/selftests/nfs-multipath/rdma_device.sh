@@ -42,19 +42,6 @@ mount_conn() {
 		awk '{ for (i = 1; i < NF; i++) if ($i == "netdev") print $(i + 1) }') $src"
 }
 
-# server_conns_from ADDR: the server's RDMA connections from ADDR
-server_conns_from() {
-	server_rdma_conns | awk -v a="$1" '$2 == a' | wc -l
-}
-
-server_sees() {
-	[ "$(server_conns_from "$1")" -gt 0 ]
-}
-
-server_sees_none() {
-	[ "$(server_conns_from "$1")" -eq 0 ]
-}
-
 # problem WHICH MSG...: a failure on our modules, a note on stock ones
 problem() {
 	local which=$1
@@ -78,7 +65,7 @@ run_case() {
 	conn=$(mount_conn) || fail "$which: the mount has no RDMA connection"
 	read -r dev nd src <<<"$conn"
 	log "$which: the mount's connection leaves $src on $dev ($nd)"
-	defer_check "[ -e /sys/class/infiniband/$dev ] || rdma link add $dev type rxe netdev $nd"
+	defer_check "rxe_restore ${dev#rxe}"
 	fio_bg pid "$json" $FIO_JOB
 	sleep 3
 	pid_gone "$pid" && fail "$which: fio ended before the delete"
@@ -94,11 +81,11 @@ run_case() {
 	sleep "$HOLD_S"
 	pid_gone "$pid" && problem "$which" "fio ended while $dev was gone"
 	# The connection that resumes must be a new one
-	wait_for 30 server_sees_none "$src" ||
+	wait_for 30 rdma_conns_cmp -eq 0 "$src" ||
 		problem "$which" "the server keeps a connection from $src 30 s after the delete"
-	rdma link add "$dev" type rxe netdev "$nd" || fail "cannot add $dev again"
+	rxe_restore "${dev#rxe}" || fail "cannot add $dev again"
 
-	if wait_for_cs -t resume $((RESUME_S * 100)) server_sees "$src"; then
+	if wait_for_cs -t resume $((RESUME_S * 100)) rdma_conns_cmp -gt 0 "$src"; then
 		log "$which: the server sees the connection from $src again" \
 		    "$(secs "$resume") s after the re-add"
 	else
