@@ -185,7 +185,10 @@ mount_stats() {
 # Connected RDMA cm_ids on the server, one "SERVERADDR CLIENTADDR" line each,
 # for the NFS/RDMA port.  Seen from outside: the server's own RDMA core.
 server_rdma_conns() {
-	on-server rdma resource show cm_id | awk -v port="$RDMA_PORT" '
+	local out
+
+	out=$(on-server rdma resource show cm_id) || return 1
+	echo "$out" | awk -v port="$RDMA_PORT" '
 		{
 			st = src = dst = ""
 			for (i = 1; i < NF; i++) {
@@ -326,7 +329,11 @@ server_conns() {
 # rdma_conns_from [ADDR]: how many RDMA connections the server holds from
 # client address ADDR (default: from any)
 rdma_conns_from() {
-	server_rdma_conns | awk -v a="${1:-}" 'a == "" || $2 == a' | wc -l
+	local conns
+
+	# -1 when the server cannot be asked: no comparison holds then
+	conns=$(server_rdma_conns) || { echo -1; return 1; }
+	echo "$conns" | awk -v a="${1:-}" 'NF && (a == "" || $2 == a)' | wc -l
 }
 
 # rdma_conns_cmp OP N [ADDR]: rdma_conns_from ADDR compares to N by test's
@@ -606,12 +613,22 @@ all_paths_up() {
 # rdma_leftovers: the cm_ids and RC QPs of the client's RDMA core, none
 # once every RDMA mount is gone
 rdma_leftovers() {
-	rdma resource show cm_id 2>/dev/null | grep -v '^$' || true
-	rdma resource show qp 2>/dev/null | grep -w 'type RC' || true
+	local ids qps
+
+	ids=$(rdma resource show cm_id) || ids="(rdma resource show cm_id failed)"
+	qps=$(rdma resource show qp) || qps="(rdma resource show qp failed) type RC"
+	echo "$ids" | grep -v '^$' || true
+	echo "$qps" | grep -w 'type RC' || true
 }
 
 no_rdma_leftovers() {
 	[ -z "$(rdma_leftovers)" ]
+}
+
+# rxe_recreated: how often the testbed's rxe-qp1-watch re-created a
+# client rxe device
+rxe_recreated() {
+	cat /run/testbed/rxe-recreated 2>/dev/null || echo 0
 }
 
 # rxe_restore [K...]: the client's rxe devices rxeK (default: all) that a

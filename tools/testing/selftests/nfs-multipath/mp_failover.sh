@@ -49,11 +49,6 @@ FIO_JOB="--name=failover --directory=$MNT --rw=randwrite --bs=64k
 	--size=$((SIZE_MIB / JOBS))M --numjobs=$JOBS --direct=1
 	--ioengine=libaio --iodepth=16 --verify=crc32c --group_reporting"
 
-# rxe_recreated: how often the testbed re-created a client rxe device
-rxe_recreated() {
-	cat /run/testbed/rxe-recreated 2>/dev/null || echo 0
-}
-
 # flap_one N: take a random data link down for 1 to 3 s and bring it back;
 # on the sides of FLAP_SIDES in turn.  Returns after 3 to 5 s.
 flap_one() {

@@ -40,14 +40,16 @@ fio_going() {
 # for it for ever.  That is a server bug, not the client's; it is why this
 # test runs last (run_tests.sh).
 no_server_rdma_conns() {
-	[ -z "$(server_rdma_conns)" ]
+	local conns
+
+	conns=$(server_rdma_conns) && [ -z "$conns" ]
 }
 
 server_leftover_ids() {
 	local left n=0 l
 
 	wait_for 10 no_server_rdma_conns || true
-	left=$(server_rdma_conns)
+	left=$(server_rdma_conns) || fail "cannot ask the server for its RDMA connections"
 	if [ -n "$left" ]; then
 		n=$(echo "$left" | wc -l)
 		echo "$left" | while read -r l; do
