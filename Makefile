@@ -90,6 +90,7 @@ LONG_TESTS	:= $(shell sed -n '/^TEST_PROGS_EXTENDED :=/,/^$$/s/^[[:space:]]*\([a
 			tools/testing/selftests/nfs-multipath/Makefile)
 
 check-long: modules
+	@[ -n "$(LONG_TESTS)" ] || { echo "check-long: no TEST_PROGS_EXTENDED in the selftests' Makefile" >&2; exit 1; }
 	@scripts/check-configs
 	@scripts/ksft >/dev/null
 	@scripts/run-selftests --timeout 3600 $(TESTBED_OPTS) -- $(LONG_TESTS)
