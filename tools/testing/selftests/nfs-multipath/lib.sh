@@ -508,11 +508,20 @@ mp_transfer() {
 # state (up, down, probing), $13 how often it went down, $15 how many
 # requests it handed to other paths.
 
-# ids_from ADDR: the endpoint ids of the paths from local address ADDR,
-# while they are connected (the endpoint line shows a local address of a
-# connected transport only)
-ids_from() {
-	mountstats_endpoints | awk -v l="$1" '$4 == l { printf "%s ", $2 }'
+# rdma_paths_from VAR ADDR: VAR gets the endpoint ids of the mount's paths
+# from local address ADDR, taken while they are connected (the endpoint
+# line shows a local address of a connected transport only).  Fails the
+# test when there is none, or when the server sees fewer connections from
+# ADDR than there are paths; it may see more, which an earlier test left.
+rdma_paths_from() {
+	local -n __ids=$1
+	local n
+
+	__ids=$(mountstats_endpoints | awk -v l="$2" '$4 == l { print $2 }' | xargs)
+	[ -n "$__ids" ] || fail "no path of the mount leaves $2"
+	n=$(echo $__ids | wc -w)
+	rdma_conns_cmp -ge "$n" "$2" ||
+		fail "the server sees $(rdma_conns_from "$2") connections from $2, not $n"
 }
 
 # now_var VAR: VAR gets the centiseconds since boot, without a fork.
