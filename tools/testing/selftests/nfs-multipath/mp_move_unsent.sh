@@ -9,11 +9,14 @@
 # for that connect, unsent.  Workers making directories without a pause
 # start right then, before the path can be declared down.  Proves: once
 # the path is declared down, the MKDIRs that waited there moved
-# (rpc_path_move, not "after it was sent"), and the workers went on
-# within the detection limit; no non-idempotent request moved after it
-# was sent; no sequence saw the EEXIST a request executed twice gives;
-# the server received each MKDIR at least once and at most as often as
-# the client transmitted it.
+# (rpc_path_move, not "after it was sent"), and no worker's step took
+# longer than STALL_MS; no sequence saw the EEXIST a request executed
+# twice gives; the server received each MKDIR at least once and at most
+# as often as the client transmitted it.  That no MKDIR moved after it
+# was sent is only a guard here (nothing goes out on the dark path);
+# mp_nonidem tests that rule.  MKDIR stands for every non-idempotent
+# request: whether a request may move depends on its p_idempotent, not
+# on which it is (CREATE's and MKDIR's are both clear).
 #
 # Only the first few requests the round robin gives the transport wait
 # there: it skips a transport whose queue is longer than the average.
@@ -99,7 +102,7 @@ unsent_moves() {
 }
 
 # moved_procs ADDR: "PROC count" of the requests that moved off the path
-# to ADDR, on one line
+# to ADDR before they were sent, on one line
 moved_procs() {
 	awk -v a="$1" '/rpc_path_move: / && $NF == a && !/after it was sent/ {
 		for (i = 1; i < NF; i++)
