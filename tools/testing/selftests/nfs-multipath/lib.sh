@@ -1162,7 +1162,8 @@ LOAD_RAMP=3
 
 # load_start SECONDS [FIO ARGS...]: random 64 KiB reads and writes at
 # iodepth 16 and at most LOAD_RATE on a 64 MiB file in $MNT, in the
-# background, for at most SECONDS after LOAD_RAMP.  load_stop ends it.
+# background, for at most SECONDS after LOAD_RAMP (scaled by limit, as
+# the steps it has to outlast are).  load_stop ends it.
 load_start() {
 	local secs=$1
 
@@ -1172,12 +1173,17 @@ load_start() {
 	fio_json "$__load_json" --name=load --directory="$MNT" --rw=randrw \
 		--bs=64k --size=64M --direct=1 --ioengine=libaio --iodepth=16 \
 		--rate="$LOAD_RATE" --ramp_time="$LOAD_RAMP" --time_based \
-		--runtime="$secs" "$@" >/dev/null 2>&1 &
+		--runtime="$(limit "$secs")" "$@" >/dev/null 2>&1 &
 	__load_pid=$!
 	defer "load_signal INT; run_wait 20 rm -f $MNT/load.0.0"
 	# The file is there already; wait until fio runs, and its ramp.
 	wait_for 30 load_running || fail "fio did not start its I/O in 30 s"
 	nap $((LOAD_RAMP + 1))
+}
+
+# load_alive: the fio of load_start still runs
+load_alive() {
+	kill -0 "$__load_pid" 2>/dev/null
 }
 
 load_running() {

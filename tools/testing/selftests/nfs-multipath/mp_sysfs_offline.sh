@@ -150,7 +150,9 @@ main() {
 	log "ok: online and up: $(xprt_state "$addr"), path $(path_state "$addr")"
 	window_shares shares 3
 	share_at_least "$shares" "$cif" 10 ||
-		fail "$cif carried only $(share_of "$shares" "$cif") % after online"
+		fail "$cif carried only $(share_of "$shares" "$cif") %" \
+			"of $(window_mib "$shares") MiB after online" \
+			"$(load_alive && echo "(fio runs)" || echo "(fio had ended)")"
 	log "ok: $cif carried I/O again"
 
 	flip_busy "$main"

@@ -280,7 +280,7 @@ connecting_case() {
 		fail "no rpc_connect_status event: cannot tell the case happened"
 	trace_event sunrpc/rpc_connect_status
 	# Longer than the case may take: tasks must wait for the connect
-	load_start $(limit 90)
+	load_start 90
 	defer_check syn_unblock
 	syn_block || fail "cannot drop the client's SYNs to port 2049"
 	log "aborting ${XDIR##*/} (port $port); it cannot connect again"
