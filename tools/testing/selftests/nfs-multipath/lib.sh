@@ -1189,7 +1189,7 @@ load_alive() {
 load_running() {
 	local size
 
-	kill -0 "$__load_pid" 2>/dev/null || fail "fio ended early"
+	load_alive || fail "fio ended early"
 	size=$(stat -c %s "$MNT/load.0.0" 2>/dev/null) || size=0
 	[ "${size:-0}" -ge $((64 << 20)) ] && sleep 1
 }

@@ -94,25 +94,18 @@ stop_workers() {
 	done
 }
 
-# unsent_moves ADDR: MKDIRs that moved off the path to ADDR
-# before they were sent
-unsent_moves() {
-	grep -cE "rpc_path_move: .* MKDIR from xprt=[0-9]+ ${1//./\\.}\$" \
-		"$(trace_dir)/trace" || true
-}
-
-# moved_procs ADDR: "PROC count" of the requests that moved off the path
-# to ADDR before they were sent, on one line
+# moved_procs ADDR: a line "PROC count" for each procedure of the
+# requests that moved off the path to ADDR before they were sent
 moved_procs() {
 	awk -v a="$1" '/rpc_path_move: / && $NF == a && !/after it was sent/ {
 		for (i = 1; i < NF; i++)
 			if ($i == "from")
 				n[$(i - 1)]++
-	} END { for (p in n) printf "%s %d ", p, n[p] }' "$(trace_dir)/trace"
+	} END { for (p in n) print p, n[p] }' "$(trace_dir)/trace"
 }
 
 main() {
-	local saddr caddr cif p w rc=0 n worst waited tr extra
+	local saddr caddr cif p w rc=0 n moved worst waited tr extra
 
 	boost_priority
 	server_ctl_priority
@@ -161,13 +154,14 @@ main() {
 	[ "$rc" = 0 ] || fail "a sequence met an error"
 	log "ok: every sequence ended without an error"
 
-	n=$(unsent_moves "$saddr")
+	moved=$(moved_procs "$saddr")
+	n=$(echo "$moved" | awk '$1 == "MKDIR" { n = $2 } END { print n + 0 }')
 	grep -E 'rpc_path_(move|keep): .* MKDIR ' "$tr/trace" | head -n 6 |
 		trace_lines
 	[ "$n" -gt 0 ] ||
 		fail "no MKDIR moved off the dead path before it was sent"
 	log "ok: $n MKDIRs moved off the dead path unsent"
-	log "all that moved unsent: $(moved_procs "$saddr")"
+	log "all that moved unsent: $(echo $moved)"
 	if grep -qE 'rpc_path_move: .* MKDIR .*after it was sent' "$tr/trace"; then
 		fail "a MKDIR moved after it was sent"
 	fi
