@@ -182,25 +182,65 @@ mount_stats() {
 	awk -v mnt="${1:-$MNT}" '/^device / { cur = ($5 == mnt) } cur' /proc/self/mountstats
 }
 
-# Connected RDMA cm_ids on the server, one "SERVERADDR CLIENTADDR" line each,
-# for the NFS/RDMA port.  Seen from outside: the server's own RDMA core.
-server_rdma_conns() {
+# cm_ids: `rdma resource show cm_id` on stdin, one "DEV STATE COMM SRC DST"
+# line per cm_id, SRC and DST as ADDR:PORT.  The one parser of that output.
+cm_ids() {
+	awk '{
+		dev = $2; st = comm = src = dst = "-"
+		sub(/\/.*/, "", dev)
+		for (i = 1; i < NF; i++) {
+			if ($i == "state") st = $(i + 1)
+			if ($i == "comm") comm = $(i + 1)
+			if ($i == "src-addr") src = $(i + 1)
+			if ($i == "dst-addr") dst = $(i + 1)
+		}
+		if ($1 == "link") print dev, st, comm, src, dst
+	}'
+}
+
+# server_rdma_links: the server's connected cm_ids on the NFS/RDMA port,
+# one "SERVERADDR:PORT CLIENTADDR:PORT" line each.  Seen from outside: the
+# server's own RDMA core.
+server_rdma_links() {
 	local out
 
 	out=$(on-server rdma resource show cm_id) || return 1
-	echo "$out" | awk -v port="$RDMA_PORT" '
-		{
-			st = src = dst = ""
-			for (i = 1; i < NF; i++) {
-				if ($i == "state") st = $(i + 1)
-				if ($i == "src-addr") src = $(i + 1)
-				if ($i == "dst-addr") dst = $(i + 1)
-			}
-		}
-		st == "CONNECT" && src ~ (":" port "$") {
-			sub(/:[0-9]+$/, "", src); sub(/:[0-9]+$/, "", dst)
-			print src, dst
+	echo "$out" | cm_ids | awk -v p=":$RDMA_PORT" '
+		$2 == "CONNECT" && substr($4, length($4) - length(p) + 1) == p {
+			print $4, $5
 		}'
+}
+
+# Connected RDMA cm_ids on the server, one "SERVERADDR CLIENTADDR" line each,
+# for the NFS/RDMA port.
+server_rdma_conns() {
+	local links
+
+	links=$(server_rdma_links) || return 1
+	echo "$links" | sed -E 's/:[0-9]+( |$)/\1/g'
+}
+
+# client_rdma_links ADDR: the client's connected rpcrdma cm_ids from ADDR,
+# one "ADDR:PORT" each: what names one connection on both sides
+client_rdma_links() {
+	rdma resource show cm_id | cm_ids | awk -v a="$1" '
+		$2 == "CONNECT" && $3 == "[rpcrdma]" && index($4, a ":") == 1 {
+			print $4
+		}'
+}
+
+# server_holds LINKS...: how many of the client's LINKS (client_rdma_links)
+# the server still holds connected; -1 when it cannot be asked
+server_holds() {
+	local links
+
+	links=$(server_rdma_links) || { echo -1; return 1; }
+	echo "$links" | awk -v want=" $* " 'index(want, " " $2 " ")' | wc -l
+}
+
+# server_holds_none LINKS...: for wait_for
+server_holds_none() {
+	[ "$(server_holds "$@")" -eq 0 ]
 }
 
 # Established TCP connections to the server's NFS port, "SERVER CLIENT" lines.

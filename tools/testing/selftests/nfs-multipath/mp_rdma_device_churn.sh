@@ -50,16 +50,8 @@ FIO_JOB="--name=churn --directory=$MNT --rw=randwrite --bs=64k --size=24M
 
 # cm_states ADDR: the states of the client's cm_ids from ADDR, a word each
 cm_states() {
-	rdma resource show cm_id 2>/dev/null | awk -v a="$1" '
-		{
-			st = src = ""
-			for (i = 1; i < NF; i++) {
-				if ($i == "state") st = $(i + 1)
-				if ($i == "src-addr") src = $(i + 1)
-			}
-			sub(/:[0-9]+$/, "", src)
-		}
-		src == a { printf "%s ", st }'
+	rdma resource show cm_id 2>/dev/null | cm_ids | awk -v a="$1:" '
+		index($4, a) == 1 { printf "%s ", $2 }'
 }
 
 # cm_started ADDR: a cm_id from ADDR is there

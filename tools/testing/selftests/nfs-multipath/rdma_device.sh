@@ -29,12 +29,9 @@ FIO_JOB="--name=plaindev --directory=$MNT --rw=randwrite --bs=64k
 mount_conn() {
 	local dev src line
 
-	line=$(rdma resource show cm_id | awk '
-		/rpcrdma/ && / state CONNECT / {
-			for (i = 1; i < NF; i++)
-				if ($i == "src-addr") src = $(i + 1)
-			sub(/\/.*/, "", $2); sub(/:[0-9]+$/, "", src)
-			print $2, src; exit
+	line=$(rdma resource show cm_id | cm_ids | awk '
+		$2 == "CONNECT" && $3 == "[rpcrdma]" {
+			sub(/:[0-9]+$/, "", $4); print $1, $4; exit
 		}')
 	read -r dev src <<<"$line"
 	[ -n "${dev:-}" ] || return 1
