@@ -32,7 +32,10 @@ struct rpc_path {
 	bool			pinging;	/* a NULL call is not reaped */
 	int			ping_status;	/* once ping_done */
 	bool			ping_done;
-	bool			ping_connected;	/* when it left */
+	bool			ping_connected;	/* went out on the connection
+						 * there when it was asked
+						 */
+	unsigned int		ping_cookie;	/* connect_cookie when asked */
 	unsigned long		ping_sent;	/* jiffies */
 	unsigned long		connect_ran;	/* jiffies: the last look at which
 						 * the ping's connect ran

@@ -20,7 +20,14 @@ static void rpc_path_ping_done(struct rpc_task *task, void *data)
 {
 	struct rpc_path *p = data;
 	struct rpc_path_monitor *mon = p->mon;
+	const struct rpc_rqst *req = task->tk_rqstp;
 
+	/* A connection that was closing when the ping was asked, the
+	 * monitor's own fence among them, still counts as connected then;
+	 * the ping went out on a new one if the cookie moved on
+	 */
+	if (!req || req->rq_connect_cookie != p->ping_cookie)
+		p->ping_connected = false;
 	p->ping_status = task->tk_status;
 	/* Pairs with rpc_path_ping_ended(): the status first, then done */
 	smp_store_release(&p->ping_done, true);
@@ -51,6 +58,7 @@ void rpc_path_ping(struct rpc_path *p)
 	p->asked = false;
 	p->ping_sent = jiffies;
 	p->connect_ran = p->ping_sent;
+	p->ping_cookie = READ_ONCE(p->xprt->connect_cookie);
 	p->ping_connected = xprt_connected(p->xprt);
 	kref_get(&p->mon->ref);
 	task = rpc_call_null_helper(p->mon->clnt, p->xprt, NULL,
