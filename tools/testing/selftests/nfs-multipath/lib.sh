@@ -680,6 +680,21 @@ rxe_recreated() {
 	cat /run/testbed/rxe-recreated 2>/dev/null || echo 0
 }
 
+# rxe_wait_recreated: if the testbed's rxe-qp1-watch is re-creating a
+# client rxe device (a stand-in for hardware, whose QP1 does not fail
+# that way), wait until it is back, and say how long that took; true if
+# it waited.  A test that times a rejoin calls it first: what the watch
+# takes (80 s once on the debug kernel) is not the path's to answer for.
+rxe_wait_recreated() {
+	local f=/run/testbed/rxe-recreating what waited
+
+	[ -e "$f" ] || return 1
+	what=$(cat "$f" 2>/dev/null) || return 1
+	wait_for_cs -t waited $(($(limit 120) * 100)) test ! -e "$f" ||
+		fail "the testbed's re-creation of $what did not end"
+	log "the testbed re-created $what meanwhile; back $(secs "$waited") s later"
+}
+
 # rxe_restore [K...]: the client's rxe devices rxeK (default: all) that a
 # test deleted are back, each on its netdev; the others are left alone
 rxe_restore() {
@@ -1348,9 +1363,18 @@ nap() {
 	read -r -t "$1" -u "$__nap_fd" _ || true
 }
 
+# path_downs ADDR: how often the path to ADDR went down, from sysfs: to
+# read before the command that takes it down, for wait_down
+path_downs() {
+	local hf
+
+	hf=$(xprt_dir "$1") && cat "$hf/path_downs"
+}
+
 # wait_down ADDR IF SECONDS [DOWNS]: poll about every 0.1 s until the path
 # to ADDR has gone down (state down, or its downs counter in sysfs grew
-# past DOWNS, by default its value now), watching meanwhile the bytes
+# past DOWNS, by default its value now: too late when the command that
+# takes it down is already under way), watching meanwhile the bytes
 # received on IF, the client interface of the path.  Prints "AT PREV RX":
 # the time (centiseconds) of the sample that saw the path down, of the
 # sample before, and of the last sample in which more than 1500 bytes had

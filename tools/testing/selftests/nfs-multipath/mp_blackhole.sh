@@ -29,7 +29,7 @@ REJOIN_CS=$(limit 500)		# up within 5 s once the black hole is gone
 MAX_STALL_MS=$(limit 2000)	# no request waits longer, as for the other failures
 
 main() {
-	local addr sif cif t0 start pid down at prev rx_at waited shares
+	local addr sif cif t0 start pid down at prev rx_at waited shares d0
 
 	boost_priority
 	defer restore_links
@@ -47,11 +47,12 @@ main() {
 	load_start 120
 	balanced_load || fail "before the black hole not every client NIC carried I/O"
 
+	d0=$(path_downs "$addr") || fail "no path health in sysfs for $addr"
 	t0=$(now_cs)
 	trace_mark "black hole on $sif"
 	on-server "/usr/sbin/tc qdisc add dev $sif root netem loss 100%" &
 	pid=$!
-	if down=$(wait_down "$addr" "$cif" 30); then
+	if down=$(wait_down "$addr" "$cif" 30 "$d0"); then
 		read -r at prev rx_at <<<"$down"
 		# The qdisc came somewhere during on-server: count from the
 		# last moment the client still received data on the path.

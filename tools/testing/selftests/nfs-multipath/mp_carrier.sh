@@ -49,7 +49,7 @@ link() {
 # server) down under load, the HOW way (ip, cable); measure, bring it
 # back, measure.
 carrier_case() {
-	local side=$1 ifc=$2 how=$3 addr cif t0 start pid down at prev rx_at
+	local side=$1 ifc=$2 how=$3 addr cif t0 start pid down at prev rx_at d0
 	local detected waited shares
 
 	if [ "$side" = client ]; then
@@ -61,13 +61,14 @@ carrier_case() {
 	fi
 	log "--- $side $ifc down ($how): the path $(local_of "$addr") -> $addr (client $cif)"
 
+	d0=$(path_downs "$addr") || fail "no path health in sysfs for $addr"
 	t0=$(now_cs)
 	trace_mark "$side $ifc down ($how)"
 	# In the background: on-server takes most of a second, and
 	# wait_down watches the client NIC meanwhile.
 	link "$side" "$ifc" down "$how" &
 	pid=$!
-	if down=$(wait_down "$addr" "$cif" 15); then
+	if down=$(wait_down "$addr" "$cif" 15 "$d0"); then
 		read -r at prev rx_at <<<"$down"
 		start=$t0
 		if [ "$side" = client ] && [ "$how" = ip ]; then
@@ -107,7 +108,10 @@ carrier_case() {
 	t0=$(now_cs)
 	trace_mark "$side $ifc up ($how)"
 	link "$side" "$ifc" up "$how" || fail "cannot bring $side $ifc up"
-	# Counted from when the command returned: the link is up then.
+	# Counted from when the command returned: the link is up then,
+	# and from when the client's rxe device is back, if the testbed
+	# re-creates it.
+	rxe_wait_recreated || true
 	if wait_path -t waited "$addr" up 30; then
 		log "the path to $addr was up again $(secs "$waited") s after the link came back" \
 		    "($(secs $(($(now_cs) - t0))) s after the command began)"
