@@ -112,7 +112,7 @@ carrier_case() {
 	# and from when the client's rxe device is back, if the testbed
 	# re-creates it.
 	rxe_wait_recreated || true
-	if wait_path -t waited "$addr" up 30; then
+	if wait_path_rxe waited "$addr" up 30; then
 		log "the path to $addr was up again $(secs "$waited") s after the link came back" \
 		    "($(secs $(($(now_cs) - t0))) s after the command began)"
 		# Over half the limit: what the connects did meanwhile
