@@ -86,6 +86,7 @@ all_down_case() {
 	tcp) OPTS="$MP_TCP,$PATHS" ;;
 	esac
 	log "--- all $side links down for $DOWN_SECS s during a $MIB MiB write, over $2"
+	trace_start 6000
 	make_data "$SRC" "$MIB"
 	want=$(sha "$SRC")
 	nfs_mount "$OPTS"
@@ -132,15 +133,19 @@ all_down_case() {
 
 	at=$(progress)
 	t1=$(now_cs)
+	trace_mark "$side links up"
 	all_links "$side" up || fail "cannot bring the $side links up"
 	log "all $side links up after $(secs $((t1 - t0))) s"
 	if wait_for_cs -t waited 3000 all_paths_up; then
 		log "every path up again $(secs "$waited") s after the links came back"
-		[ "$waited" -le "$REJOIN_CS" ] ||
+		if [ "$waited" -gt "$REJOIN_CS" ]; then
+			trace_since "$side links up" 300
 			fail_later "the rejoin took $(secs "$waited") s," \
 				"more than $(secs $REJOIN_CS) s"
+		fi
 	else
 		dump_paths
+		trace_since "$side links up" 300
 		fail_later "not every path is up 30 s after the links came back"
 	fi
 
