@@ -8,8 +8,9 @@
  * endpoint lines show.
  *
  * Everything here runs with mon->lock held, but rpc_path_ping_done(), the
- * ping's callback, which writes only ping_status and then ping_done (with
- * release semantics, read with acquire by rpc_path_ping_ended()).
+ * ping's callback, which writes only ping_connected and ping_status, and
+ * then ping_done (with release semantics, read with acquire by
+ * rpc_path_ping_ended()).
  */
 #ifndef _NET_SUNRPC_PATH_MONITOR_H
 #define _NET_SUNRPC_PATH_MONITOR_H

@@ -22,11 +22,12 @@ static void rpc_path_ping_done(struct rpc_task *task, void *data)
 	struct rpc_path_monitor *mon = p->mon;
 	const struct rpc_rqst *req = task->tk_rqstp;
 
-	/* A connection that was closing when the ping was asked, the
-	 * monitor's own fence among them, still counts as connected then;
-	 * the ping went out on a new one if the cookie moved on
+	/* A ping asked while the connection was closing (the monitor's own
+	 * fence, say) read it as connected.  It had to connect if it went
+	 * out on a later connection, under another cookie.
 	 */
-	if (!req || req->rq_connect_cookie != p->ping_cookie)
+	if (!req || !RPC_WAS_SENT(task) ||
+	    req->rq_sent_cookie != p->ping_cookie)
 		p->ping_connected = false;
 	p->ping_status = task->tk_status;
 	/* Pairs with rpc_path_ping_ended(): the status first, then done */
