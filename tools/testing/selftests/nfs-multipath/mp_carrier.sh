@@ -110,8 +110,7 @@ carrier_case() {
 	link "$side" "$ifc" up "$how" || fail "cannot bring $side $ifc up"
 	# Counted from when the command returned: the link is up then,
 	# and from when the client's rxe device is back, if the testbed
-	# re-creates it.
-	rxe_wait_recreated || true
+	# re-creates it (wait_path_rxe).
 	if wait_path_rxe waited "$addr" up 30; then
 		log "the path to $addr was up again $(secs "$waited") s after the link came back" \
 		    "($(secs $(($(now_cs) - t0))) s after the command began)"

@@ -68,30 +68,19 @@ cm_delayed() {
 # probes_since MARK ADDR: how many probes of the path to ADDR the trace
 # saw after trace_mark MARK
 probes_since() {
-	local tr
-
-	tr=$(trace_dir)
-	[ -n "$tr" ] || { echo "?"; return 0; }
-	awk -v m="tracing_mark_write: $1" -v a=" $2 " '
-		index($0, m) { on = 1; next }
-		on && /rpc_path_state:/ && index($0, a) && /-> probing/ { n++ }
-		END { print n + 0 }' "$tr/trace"
+	trace_since "$1" 100000 | grep -c "rpc_path_state: .* $2 .*-> probing" || true
 }
 
 # probe_failed_since MARK ADDR: a probe of the path to ADDR failed after
 # trace_mark MARK
 probe_failed_since() {
-	awk -v m="tracing_mark_write: $1" -v a=" $2 " '
-		index($0, m) { on = 1; next }
-		on && /rpc_path_state:/ && index($0, a) &&
-			/probing -> down/ { f = 1; exit }
-		END { exit !f }' "$(trace_dir)/trace"
+	trace_since "$1" 100000 | grep -q "rpc_path_state: .* $2 probing -> down"
 }
 
 # closing_case ADDR SIF: the second case, on the path to ADDR, whose
 # server link SIF delays the connection manager's MADs already
 closing_case() {
-	local addr=$1 sif=$2 hf d0 d1 n0 n t0 waited pt try
+	local addr=$1 sif=$2 d0 d1 n0 n t0 waited pt try
 
 	log "--- the path to $addr goes down while its link stays up"
 	trace_start 4000
@@ -99,8 +88,7 @@ closing_case() {
 	read -r pt <"$PATH_TIMEOUT"
 	echo "$LATE_PATH_TIMEOUT_MS" >"$PATH_TIMEOUT" || fail "cannot set path_timeout"
 	defer "echo $pt >$PATH_TIMEOUT"
-	hf=$(xprt_dir "$addr") || fail "no transport to $addr in sysfs"
-	read -r d0 <"$hf/path_downs"
+	d0=$(path_downs "$addr") || fail "no path health in sysfs for $addr"
 	n0=$(cm_delayed "$sif")
 	# A probe that connected, then failed: the next one is asked
 	# before the connection it made is broken.  Now and then one
@@ -123,7 +111,7 @@ closing_case() {
 			fail "the path to $addr answered through the delay: this tested nothing"
 	done
 	t0=$(now_cs)
-	read -r d1 <"$hf/path_downs"
+	d1=$(path_downs "$addr") || fail "no path health in sysfs for $addr"
 	[ "$d1" -gt "$d0" ] || fail "the path to $addr did not go down ($d0 -> $d1 downs)"
 	log "the path to $addr went down; only its connects are slow again"
 	trace_mark "all delay off"
