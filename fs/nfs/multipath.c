@@ -267,7 +267,9 @@ int nfs_endpoints_probe(struct nfs_client *clp, struct rpc_clnt *clnt)
 	rpc_clnt_set_xprt_policy(clnt, clp->cl_endpoints.policy);
 	if (test_bit(NFS_CS_NOPING, &clp->cl_flags))
 		return 0;
-	ret = rpc_path_monitor_start(clnt, paths, &clp->cl_path_monitor);
+	/* Room for the paths that sysfs may add, up to nconnect's limit */
+	ret = rpc_path_monitor_start(clnt, NFS_MAX_MULTIPATH_CONNECTIONS,
+				     &clp->cl_path_monitor);
 	if (ret)
 		pr_warn("NFS: none of the %u paths to server %s answered (%d)\n",
 			paths, clp->cl_hostname, ret);

@@ -88,8 +88,15 @@ static bool rpc_path_fence(struct rpc_path *p)
 	return xprt_disconnect_unless(p->xprt, rpc_path_needs_connection);
 }
 
-static bool rpc_path_another_up(struct rpc_path_monitor *mon,
-				const struct rpc_path *self)
+/**
+ * rpc_path_another_up - is a path other than @self up and online
+ * @mon: the monitor, locked
+ * @self: a path of @mon
+ *
+ * Return: true if one is.
+ */
+bool rpc_path_another_up(struct rpc_path_monitor *mon,
+			 const struct rpc_path *self)
 {
 	unsigned int i;
 
@@ -157,4 +164,58 @@ void rpc_path_rejoin(struct rpc_path *p)
 		    rpc_path_online(q))
 			rpc_path_drain(q);
 	}
+}
+
+/**
+ * rpc_path_retire - take a path that sysfs deletes out of the switch
+ * @p: a path whose deletion was asked; another path was up then
+ *
+ * The path goes offline at once, its waiting requests start over on
+ * another, and its connection is broken unless a request that may not
+ * move holds it.  Once it is broken, the transport is removed: the tasks
+ * that remain on it leave, and the last one takes it out of the switch.
+ * Repeated at each look until then.
+ *
+ * Return: true once the transport is removed.
+ */
+bool rpc_path_retire(struct rpc_path *p)
+{
+	struct rpc_xprt_switch *xps;
+	bool removed = false;
+
+	lockdep_assert_held(&p->mon->lock);
+	if (rpc_path_online(p))
+		rpc_path_set_offline(p, true);
+	rpc_path_kick(p);
+	if (!p->fenced)
+		p->fenced = rpc_path_fence(p);
+	if (!p->fenced)
+		return false;
+	xps = rpc_clnt_xprt_switch_get(p->mon->clnt);
+	if (xps) {
+		removed = !xprt_delete(p->xprt, xps);
+		xprt_switch_put(xps);
+	}
+	return removed;
+}
+
+/**
+ * rpc_path_another_online - does a path other than @self carry requests
+ * @mon: the monitor, locked
+ * @self: a path of @mon
+ *
+ * Return: true if another path of @mon is online, up or not.
+ */
+bool rpc_path_another_online(struct rpc_path_monitor *mon,
+			     const struct rpc_path *self)
+{
+	unsigned int i;
+
+	for (i = 0; i < mon->n; i++) {
+		const struct rpc_path *p = &mon->paths[i];
+
+		if (p != self && p->xprt && !p->deleting && rpc_path_online(p))
+			return true;
+	}
+	return false;
 }

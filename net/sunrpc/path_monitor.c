@@ -20,6 +20,7 @@
 #include <linux/sunrpc/xprt.h>
 #include <linux/sunrpc/xprt_health.h>
 
+#include "sunrpc.h"
 #include "path_monitor.h"
 
 /* How often the monitor looks while paths are busy or down, and otherwise */
@@ -40,7 +41,7 @@ static void rpc_path_monitor_release(struct kref *ref)
 	cancel_delayed_work_sync(&mon->work);
 	for (i = 0; i < mon->n; i++)
 		xprt_put(mon->paths[i].xprt);
-	kfree(mon);
+	kvfree(mon);
 }
 
 void rpc_path_monitor_put(struct rpc_path_monitor *mon)
@@ -111,15 +112,26 @@ static void rpc_path_monitor_sample(struct rpc_path_monitor *mon)
 	mon->local_adds = adds;
 }
 
+/* Transports that paths let go of at one look, put once the monitor's lock
+ * is dropped: the last put of one waits for its send lock, which a
+ * connect may hold for seconds.  More wait for the next look.
+ */
+#define RPC_PATH_PUTS		8
+
+struct rpc_path_puts {
+	unsigned int		n;
+	struct rpc_xprt		*xprt[RPC_PATH_PUTS];
+};
+
 /* A path sysfs removed is forgotten, so that it can go */
-static void rpc_path_forget(struct rpc_path *p)
+static void rpc_path_forget(struct rpc_path *p, struct rpc_path_puts *puts)
 {
 	rpc_path_ping_cancel(p);
 	if (rpc_path_ping_ended(p))
 		rpc_path_ping_reap(p);
-	if (p->pinging)
+	if (p->pinging || puts->n == RPC_PATH_PUTS)
 		return;
-	xprt_put(p->xprt);
+	puts->xprt[puts->n++] = p->xprt;
 	p->xprt = NULL;
 }
 
@@ -129,15 +141,20 @@ static bool rpc_path_gone(const struct rpc_path *p)
 	return !p->xprt || test_bit(XPRT_REMOVE, &p->xprt->state);
 }
 
-/* One look at a path: true while it needs fast ticks */
-static bool rpc_path_look(struct rpc_path *p, unsigned long now)
+/* One look at a path: true while it needs fast ticks.  A path being
+ * deleted is not judged: it only waits to be removed.
+ */
+static bool rpc_path_look(struct rpc_path *p, unsigned long now,
+			  struct rpc_path_puts *puts)
 {
 	if (!p->xprt)
 		return false;
 	if (test_bit(XPRT_REMOVE, &p->xprt->state)) {
-		rpc_path_forget(p);
+		rpc_path_forget(p, puts);
 		return !!p->xprt;
 	}
+	if (p->deleting)
+		return !rpc_path_retire(p);
 	return rpc_path_check(p, now);
 }
 
@@ -146,6 +163,7 @@ static void rpc_path_monitor_work(struct work_struct *work)
 	struct rpc_path_monitor *mon = container_of(to_delayed_work(work),
 						    struct rpc_path_monitor,
 						    work);
+	struct rpc_path_puts puts = { };
 	unsigned int noio, i;
 	unsigned long now;
 	bool fast = false;
@@ -160,37 +178,107 @@ static void rpc_path_monitor_work(struct work_struct *work)
 			if (!rpc_path_gone(&mon->paths[i]))
 				rpc_path_sample(&mon->paths[i], now);
 		for (i = 0; i < mon->n; i++)
-			fast |= rpc_path_look(&mon->paths[i], now);
+			fast |= rpc_path_look(&mon->paths[i], now, &puts);
 		rpc_path_monitor_kick(mon, fast ? RPC_PATH_TICK_FAST :
 						  RPC_PATH_TICK_SLOW);
 	}
 	mutex_unlock(&mon->lock);
 	memalloc_noio_restore(noio);
+	for (i = 0; i < puts.n; i++)
+		xprt_put(puts.xprt[i]);
 }
 
 /* Creation
  */
 
-struct rpc_path_collect {
-	struct rpc_path_monitor		*mon;
-	unsigned int			max;
-};
+/**
+ * rpc_path_monitor_join - start watching a transport
+ * @p: a slot from rpc_path_monitor_slot(), with the monitor locked
+ * @xprt: the transport, which the path holds from now on
+ *
+ * Everything but the slot's monitor starts afresh: a ping of the path
+ * that was there before may still read that when it is released.
+ */
+void rpc_path_monitor_join(struct rpc_path *p, struct rpc_xprt *xprt)
+{
+	memset_after(p, 0, mon);
+	p->xprt = xprt_get(xprt);
+	rpc_path_detect_init(p);
+	rpc_path_drain_init(p);
+}
+
+/**
+ * rpc_path_monitor_slot - room for one more path
+ * @mon: a monitor, locked
+ *
+ * Return: the slot of a path that sysfs removed and the monitor forgot,
+ * else a new one; NULL when the monitor has room for no more.
+ */
+struct rpc_path *rpc_path_monitor_slot(struct rpc_path_monitor *mon)
+{
+	unsigned int i;
+
+	for (i = 0; i < mon->n; i++)
+		if (!mon->paths[i].xprt)
+			return &mon->paths[i];
+	if (mon->n == mon->max)
+		return NULL;
+	mon->n++;
+	mon->paths[mon->n - 1].mon = mon;
+	return &mon->paths[mon->n - 1];
+}
 
 static int rpc_path_collect(struct rpc_clnt *clnt, struct rpc_xprt *xprt,
 			    void *data)
 {
-	struct rpc_path_collect *c = data;
-	struct rpc_path_monitor *mon = c->mon;
+	struct rpc_path_monitor *mon = data;
 	struct rpc_path *p;
 
-	if (mon->n == c->max)
+	p = rpc_path_monitor_slot(mon);
+	if (!p)
 		return -E2BIG;
-	p = &mon->paths[mon->n++];
-	p->mon = mon;
-	p->xprt = xprt_get(xprt);
-	rpc_path_detect_init(p);
-	rpc_path_drain_init(p);
+	rpc_path_monitor_join(p, xprt);
 	return 0;
+}
+
+/**
+ * rpc_path_of - the path of a transport
+ * @mon: a monitor, locked
+ * @xprt: one of its transports
+ *
+ * Return: the path, or NULL if @mon does not watch @xprt.
+ */
+struct rpc_path *rpc_path_of(struct rpc_path_monitor *mon,
+			     const struct rpc_xprt *xprt)
+{
+	unsigned int i;
+
+	for (i = 0; i < mon->n; i++)
+		if (mon->paths[i].xprt == xprt)
+			return &mon->paths[i];
+	return NULL;
+}
+
+/**
+ * rpc_path_monitor_find - the running monitor of a switch
+ * @xps: the switch of a multipath client
+ *
+ * Return: the monitor, with a reference that rpc_path_monitor_put() drops,
+ * or NULL when none watches @xps (yet, or any more).
+ */
+struct rpc_path_monitor *rpc_path_monitor_find(const struct rpc_xprt_switch *xps)
+{
+	struct rpc_path_monitor *mon, *found = NULL;
+
+	spin_lock(&rpc_path_monitors_lock);
+	list_for_each_entry(mon, &rpc_path_monitors, node) {
+		if (mon->xps == xps && kref_get_unless_zero(&mon->ref)) {
+			found = mon;
+			break;
+		}
+	}
+	spin_unlock(&rpc_path_monitors_lock);
+	return found;
 }
 
 /* An answer that is not about the path: the server itself refused */
@@ -264,7 +352,8 @@ static int rpc_path_monitor_settle(struct rpc_path_monitor *mon)
 /**
  * rpc_path_monitor_start - find the working paths of a new client, and watch
  * @clnt: a multipath client whose transports are all added
- * @max: the most transports @clnt may have
+ * @max: the most transports @clnt may have, those that sysfs adds later
+ *	included
  * @monp: set to the monitor, which rpc_path_monitor_stop() ends
  *
  * Sends a NULL call down every transport at once and waits until one
@@ -277,15 +366,16 @@ static int rpc_path_monitor_settle(struct rpc_path_monitor *mon)
 int rpc_path_monitor_start(struct rpc_clnt *clnt, unsigned int max,
 			   struct rpc_path_monitor **monp)
 {
-	struct rpc_path_collect c = { .max = max };
+	struct rpc_xprt_switch *xps;
 	struct rpc_path_monitor *mon;
 	unsigned int i;
 	int ret;
 
 	*monp = NULL;
-	mon = kzalloc(struct_size(mon, paths, max), GFP_KERNEL);
+	mon = kvzalloc(struct_size(mon, paths, max), GFP_KERNEL);
 	if (!mon)
 		return -ENOMEM;
+	mon->max = max;
 	kref_init(&mon->ref);
 	INIT_DELAYED_WORK(&mon->work, rpc_path_monitor_work);
 	mutex_init(&mon->lock);
@@ -295,8 +385,11 @@ int rpc_path_monitor_start(struct rpc_clnt *clnt, unsigned int max,
 	mon->net = rpc_net_ns(clnt);
 	INIT_LIST_HEAD(&mon->node);
 	mon->local_adds = atomic_read(&rpc_path_local_adds);
-	c.mon = mon;
-	ret = rpc_clnt_iterate_for_each_xprt(clnt, rpc_path_collect, &c);
+	/* The client holds its switch for longer than the monitor runs */
+	xps = rpc_clnt_xprt_switch_get(clnt);
+	mon->xps = xps;
+	xprt_switch_put(xps);
+	ret = rpc_clnt_iterate_for_each_xprt(clnt, rpc_path_collect, mon);
 	if (ret)
 		goto out_stop;
 

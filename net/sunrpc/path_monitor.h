@@ -25,10 +25,15 @@
 
 struct rpc_clnt;
 struct rpc_path_monitor;
+struct rpc_xprt_switch;
 
 struct rpc_path {
+	/* Never rewritten: a ping's release may still read it */
 	struct rpc_path_monitor	*mon;
 	struct rpc_xprt		*xprt;		/* NULL once sysfs removed it */
+	bool			deleting;	/* sysfs del_xprt: leaves once
+						 * its connection is broken
+						 */
 	struct rpc_task		*ping;		/* the NULL call, until reaped */
 	bool			pinging;	/* a NULL call is not reaped */
 	int			ping_status;	/* once ping_done */
@@ -66,12 +71,15 @@ struct rpc_path_monitor {
 	spinlock_t		work_lock;	/* running, against the pings */
 	wait_queue_head_t	waitq;		/* pings ending, for creation */
 	struct rpc_clnt		*clnt;
+	/* The client's switch: only compared, while the monitor runs */
+	const struct rpc_xprt_switch *xps;
 	struct net		*net;
 	struct list_head	node;		/* in the running monitors */
 	int			local_adds;	/* devices added, last seen */
 	bool			local_back;	/* one was, since the look before */
 	bool			running;	/* ticks are on */
 	bool			stopping;
+	unsigned int		max;		/* room for this many paths */
 	unsigned int		n;
 	struct rpc_path		paths[] __counted_by(n);
 };
@@ -90,6 +98,11 @@ void rpc_xprt_health_set(struct rpc_xprt *xprt, unsigned int state,
 /* path_monitor.c */
 void rpc_path_monitor_put(struct rpc_path_monitor *mon);
 void rpc_path_monitor_kick(struct rpc_path_monitor *mon, unsigned long delay);
+struct rpc_path_monitor *rpc_path_monitor_find(const struct rpc_xprt_switch *xps);
+struct rpc_path *rpc_path_monitor_slot(struct rpc_path_monitor *mon);
+void rpc_path_monitor_join(struct rpc_path *p, struct rpc_xprt *xprt);
+struct rpc_path *rpc_path_of(struct rpc_path_monitor *mon,
+			     const struct rpc_xprt *xprt);
 
 /* path_ping.c */
 void rpc_path_ping(struct rpc_path *p);
@@ -110,5 +123,14 @@ void rpc_path_refence(struct rpc_path *p);
 bool rpc_path_online(const struct rpc_path *p);
 void rpc_path_drain(struct rpc_path *p);
 void rpc_path_rejoin(struct rpc_path *p);
+bool rpc_path_another_up(struct rpc_path_monitor *mon,
+			 const struct rpc_path *self);
+bool rpc_path_another_online(struct rpc_path_monitor *mon,
+			     const struct rpc_path *self);
+bool rpc_path_retire(struct rpc_path *p);
+
+/* path_edit.c, for sysfs */
+int rpc_path_add_endpoint(struct rpc_xprt_switch *xps, const char *buf);
+int rpc_path_del_xprt(struct rpc_xprt_switch *xps, struct rpc_xprt *xprt);
 
 #endif /* _NET_SUNRPC_PATH_MONITOR_H */

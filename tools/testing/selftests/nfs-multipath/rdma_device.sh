@@ -12,8 +12,10 @@
 # our modules are cleanups that must succeed).
 # Proves, on ours: the delete returns within DELETE_S; the hard mount
 # waits without an I/O error while the device is gone, and resumes once
-# it is back: the server sees the connection again within RESUME_S of
-# the re-add, and fio verifies every block.
+# it is back: the server sees a new connection from the device's address
+# within RESUME_S of the re-add, and fio verifies every block.  Whether the
+# server let go of the old one is logged: a device that goes at once may
+# send no DREQ.
 
 . ./lib.sh
 
@@ -39,6 +41,17 @@ mount_conn() {
 		awk '{ for (i = 1; i < NF; i++) if ($i == "netdev") print $(i + 1) }') $src"
 }
 
+# new_link SRC OLD...: the server holds a connection from SRC on a port
+# that none of the client's links OLD (ADDR:PORT) had
+new_link() {
+	local src=$1
+
+	shift
+	server_rdma_links | awk -v s="$src:" -v old=" $* " '
+		index($2, s) == 1 && !index(old, " " $2 " ") { n++ }
+		END { exit !n }'
+}
+
 # problem WHICH MSG...: a failure on our modules, a note on stock ones
 problem() {
 	local which=$1
@@ -54,14 +67,15 @@ problem() {
 # run_case WHICH: the device under the mount goes and comes back
 run_case() {
 	local which=$1 json=/tmp/nfsmp-plaindev-$1.json
-	local conn dev nd src pid t0 del resume rc=0 max errs
+	local conn dev nd src links pid t0 del resume rc=0 max errs
 
 	nfs_mount "$PLAIN"
 	dd if=/dev/zero of="$MNT/warm" bs=64k count=16 oflag=direct 2>/dev/null ||
 		fail "$which: cannot write to the mount"
 	conn=$(mount_conn) || fail "$which: the mount has no RDMA connection"
 	read -r dev nd src <<<"$conn"
-	log "$which: the mount's connection leaves $src on $dev ($nd)"
+	links=$(client_rdma_links "$src" | xargs)
+	log "$which: the mount's connection leaves $src on $dev ($nd): $links"
 	defer_check "rxe_restore ${dev#rxe}"
 	fio_bg pid "$json" $FIO_JOB
 	sleep 3
@@ -77,12 +91,15 @@ run_case() {
 	log "$which: rdma link delete $dev returned after $(secs "$del") s"
 	sleep "$HOLD_S"
 	pid_gone "$pid" && problem "$which" "fio ended while $dev was gone"
-	# The connection that resumes must be a new one
-	wait_for 30 rdma_conns_cmp -eq 0 "$src" ||
-		problem "$which" "the server keeps a connection from $src 30 s after the delete"
+	# Noted, not asserted: the server lets go of the old connection
+	# when a DREQ reaches it, which a device that goes at once may not
+	# send, or when it next sends on it
+	log "$which: the server holds $(server_holds $links) of the old" \
+	    "connection(s) $links $HOLD_S s after the delete"
 	rxe_restore "${dev#rxe}" || fail "cannot add $dev again"
 
-	if wait_for_cs -t resume $((RESUME_S * 100)) rdma_conns_cmp -gt 0 "$src"; then
+	# The connection that resumes is a new one, from another port
+	if wait_for_cs -t resume $((RESUME_S * 100)) new_link "$src" $links; then
 		log "$which: the server sees the connection from $src again" \
 		    "$(secs "$resume") s after the re-add"
 	else
