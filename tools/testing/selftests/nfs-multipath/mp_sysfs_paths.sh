@@ -24,7 +24,7 @@ C=($CLIENT_ADDRS)
 I=($CLIENT_IFS)
 OPTS="$MP_RDMA,nconnect=2,remoteports=${S[0]}~${S[1]},localports=${C[0]}~${C[1]}"
 TCP_OPTS="$MP_TCP,nconnect=63,remoteports=$SERVER_RANGE,localports=$CLIENT_LIST"
-# New RPC/RDMA paths came up 0.02 to 2.3 s after the write in the
+# New RPC/RDMA paths came up 0.02 to 2.62 s after the write in the
 # testbed, but 3 of 9 took 5.1 to 8.8 s, waiting before their connect
 # (not explained yet)
 ADD_S=$(limit 10)
