@@ -36,8 +36,7 @@
 
 OPTS="$MP_RDMA,nconnect=8,remoteports=$SERVER_RANGE,localports=$CLIENT_LIST"
 CYCLES=30
-# Three times as long on a debug kernel, whose connects are that slower
-DELAY_MS=$(limit 100)
+DELAY_MS=100
 DELETE_S=$(limit 5)
 REJOIN_S=$(limit 5)
 K=1
@@ -46,7 +45,7 @@ JSON=/tmp/nfsmp-churn.json
 # through all of it, which the test checks
 FIO_JOB="--name=churn --directory=$MNT --rw=randwrite --bs=64k --size=24M
 	--numjobs=2 --direct=1 --ioengine=libaio --iodepth=8 --verify=crc32c
-	--verify_backlog=64 --rate=1m,1m --time_based --runtime=$(limit 100)
+	--verify_backlog=64 --rate=1m,1m --time_based --runtime=100
 	--group_reporting"
 
 # cm_states ADDR: the states of the client's cm_ids from ADDR, a word each
@@ -107,7 +106,7 @@ churn() {
 		nap_ms 300
 		/usr/sbin/ip neigh flush dev "$ifc" || fail "cannot flush the neighbours of $ifc"
 		rxe_restore "$K" || fail "cycle $i: cannot add rxe$K again"
-		nap_ms "$(limit 150)"
+		nap_ms 150
 		# 6.1 probes later: there, wait for the connect to begin
 		if ! cm_started "$2"; then
 			wait_for_cs 300 cm_started "$2" || true

@@ -196,7 +196,7 @@ last_path() {
 }
 
 rdma_case() {
-	local pid rc=0 shares x y main clone max
+	local pid rc=0 shares x y main main_src clone max
 
 	PROTO=rdma
 	log "--- RDMA: $OPTS"
@@ -208,6 +208,11 @@ rdma_case() {
 	for x in $(xprts); do
 		[ -e "$x/del_xprt" ] || fail "${x##*/} has no del_xprt"
 	done
+	# Its source while it is connected: a clone is bound to it too
+	main=$(grep -l '^main_xprt=1' "$SW"/xprt-*/xprt_info | xargs dirname)
+	main_src=$(cat "$main/srcaddr")
+	in_states "$main_src" "$(echo $CLIENT_ADDRS | tr ' ' '|')" ||
+		fail "${main##*/} has source '$main_src', not a client address"
 	bad_input
 
 	trace_start "$MAX_LAT_MS"
@@ -224,15 +229,14 @@ rdma_case() {
 	log "ok: ${I[2]} carries I/O"
 	add_path "${S[3]} ${I[3]}" "${S[3]}" "${C[3]}"
 	y=$ADDED
-	main=$(grep -l '^main_xprt=1' "$SW"/xprt-*/xprt_info | xargs dirname)
-	add_path "" "$(cat "$main/dstaddr")" "$(cat "$main/srcaddr")"
+	add_path "" "$(cat "$main/dstaddr")" "$main_src"
 	clone=$ADDED
 	[ "$(xprts | wc -l)" -eq 5 ] || fail "$(xprts | wc -l) transports, not 5"
 	sleep 3
 
 	del_path "$x" "${C[2]}"
 	del_path "$y" "${C[3]}"
-	del_path "$clone" "$(cat "$main/srcaddr")"
+	del_path "$clone" "$main_src"
 	[ "$(xprts | wc -l)" -eq 2 ] || fail "$(xprts | wc -l) transports, not 2"
 	pid_gone "$pid" && fail "fio ended before the last delete"
 
