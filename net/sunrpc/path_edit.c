@@ -61,22 +61,6 @@ static int rpc_path_add_fail(struct rpc_path_add *add, const char *reason,
 				  item);
 }
 
-/* The transport the client was created with, which the others copy */
-static struct rpc_xprt *rpc_path_main_xprt(struct rpc_xprt_switch *xps)
-{
-	struct rpc_xprt *xprt, *found = NULL;
-
-	rcu_read_lock();
-	list_for_each_entry_rcu(xprt, &xps->xps_xprt_list, xprt_switch) {
-		if (xprt->main) {
-			found = xprt_get(xprt);
-			break;
-		}
-	}
-	rcu_read_unlock();
-	return found;
-}
-
 /* The one endpoint of a parsed @set, of the server's family, into @dst */
 static int rpc_path_add_take(struct rpc_path_add *add,
 			     const struct rpc_endpoint_set *set,
@@ -216,7 +200,10 @@ static int rpc_path_add_locked(struct rpc_path_add *add, char *words,
 	struct rpc_path *p;
 	int ret;
 
-	add->main = rpc_path_main_xprt(add->xps);
+	/* The transport the client was created with, which the others copy */
+	rcu_read_lock();
+	add->main = xprt_get(rcu_dereference(add->mon->clnt->cl_xprt));
+	rcu_read_unlock();
 	if (!add->main)
 		return -ENODEV;
 	ret = rpc_path_add_parse(add, words);
