@@ -19,13 +19,21 @@
 
 #include "internal.h"
 #include "multipath.h"
+#include "netns.h"
 
 #define NFSDBG_FACILITY		NFSDBG_MOUNT
 
 /* The path policy of a multipath mount without pathpolicy= */
 #define NFS_PATHPOLICY_DEFAULT	RPC_XPRT_POLICY_ROUND_ROBIN
 
-static int nfs_endpoints_invalf(struct fs_context *fc, const char *fmt, ...)
+/**
+ * nfs_endpoints_invalf - refuse an endpoint option, with a message
+ * @fc: mount context
+ * @fmt: the message, after "NFS: "
+ *
+ * Return: -EINVAL.
+ */
+int nfs_endpoints_invalf(struct fs_context *fc, const char *fmt, ...)
 {
 	struct va_format vaf;
 	va_list args;
@@ -41,8 +49,16 @@ static int nfs_endpoints_invalf(struct fs_context *fc, const char *fmt, ...)
 	return -EINVAL;
 }
 
-static int nfs_endpoints_error(struct fs_context *fc, const char *option,
-			       const struct rpc_endpoint_error *err)
+/**
+ * nfs_endpoints_error - refuse an endpoint option for the reason in @err
+ * @fc: mount context
+ * @option: the option, or the step, that failed
+ * @err: the reason and the item refused
+ *
+ * Return: -EINVAL.
+ */
+int nfs_endpoints_error(struct fs_context *fc, const char *option,
+			const struct rpc_endpoint_error *err)
 {
 	return nfs_endpoints_invalf(fc, "%s: %s: '%s'", option, err->reason,
 				    err->item);
@@ -90,6 +106,57 @@ static unsigned int nfs_endpoints_count(const struct rpc_endpoint_set *set)
 }
 
 /**
+ * nfs_endpoints_set_offset - where in the remote endpoints the client starts
+ * @cfg: the configuration, with its local endpoints resolved
+ * @pinned: @cfg->offset is the one remoteports_offset= gave
+ *
+ * Unless pinned, the offset is derived from the node and the local
+ * endpoints.  Either way it ends up below the number of remote endpoints.
+ */
+void nfs_endpoints_set_offset(struct rpc_endpoint_config *cfg, bool pinned)
+{
+	if (!pinned)
+		cfg->offset = rpc_endpoints_client_offset(cfg->local);
+	if (cfg->remote)
+		cfg->offset %= cfg->remote->count;
+}
+
+/**
+ * nfs_endpoints_resolve - make the local endpoints of a configuration usable
+ * @fc: mount context, for the network namespace and the messages
+ * @cfg: the configuration
+ * @server_family: the family of the server's address
+ *
+ * Resolves the interface names of the local endpoints and checks that
+ * each address is on this host, in the family of the remote endpoints or,
+ * without them, of the server's address.
+ *
+ * Return: 0, or -EINVAL with a message that names the bad item.
+ */
+int nfs_endpoints_resolve(struct fs_context *fc,
+			  struct rpc_endpoint_config *cfg,
+			  sa_family_t server_family)
+{
+	struct rpc_endpoint_error err = { };
+	sa_family_t family;
+	int ret;
+
+	if (!cfg->local)
+		return 0;
+	family = cfg->remote ? cfg->remote->family : server_family;
+	ret = rpc_endpoints_resolve_local(fc->net_ns, cfg->local, family, &err);
+	if (ret)
+		return nfs_endpoints_error(fc, "localports", &err);
+	if (cfg->local->family != family) {
+		err.reason = "address family differs from the server's";
+		snprintf(err.item, sizeof(err.item), "%pISc",
+			 &cfg->local->ep[0].sa);
+		return nfs_endpoints_error(fc, "localports", &err);
+	}
+	return 0;
+}
+
+/**
  * nfs_validate_endpoints - check the endpoint options against the mount
  * @fc: mount context, with the transport protocol settled
  *
@@ -104,8 +171,6 @@ int nfs_validate_endpoints(struct fs_context *fc)
 {
 	struct nfs_fs_context *ctx = nfs_fc2context(fc);
 	struct rpc_endpoint_config *cfg = &ctx->endpoints;
-	struct rpc_endpoint_error err = { };
-	sa_family_t family;
 	unsigned int want;
 	int ret;
 
@@ -134,20 +199,9 @@ int nfs_validate_endpoints(struct fs_context *fc)
 			"udp" : "other");
 	}
 
-	family = cfg->remote ? cfg->remote->family :
-			       ctx->nfs_server.address.sa_family;
-	if (cfg->local) {
-		ret = rpc_endpoints_resolve_local(fc->net_ns, cfg->local,
-						  family, &err);
-		if (ret)
-			return nfs_endpoints_error(fc, "localports", &err);
-		if (cfg->local->family != family) {
-			err.reason = "address family differs from the server's";
-			snprintf(err.item, sizeof(err.item), "%pISc",
-				 &cfg->local->ep[0].sa);
-			return nfs_endpoints_error(fc, "localports", &err);
-		}
-	}
+	ret = nfs_endpoints_resolve(fc, cfg, ctx->nfs_server.address.sa_family);
+	if (ret)
+		return ret;
 
 	if (!ctx->nfs_server.nconnect) {
 		want = max(nfs_endpoints_count(cfg->remote),
@@ -157,10 +211,7 @@ int nfs_validate_endpoints(struct fs_context *fc)
 	}
 	if (!ctx->endpoints_policy_set)
 		cfg->policy = NFS_PATHPOLICY_DEFAULT;
-	if (!ctx->endpoints_offset_set)
-		cfg->offset = rpc_endpoints_client_offset(cfg->local);
-	if (cfg->remote)
-		cfg->offset %= cfg->remote->count;
+	nfs_endpoints_set_offset(cfg, ctx->endpoints_offset_set);
 	return 0;
 }
 
@@ -229,13 +280,18 @@ static bool nfs_endpoints_equal(const struct rpc_endpoint_config *a,
  *
  * Mounts that use endpoint sets share a client only when the sets, the
  * offset, the path policy, nconnect and the reserved port choice are all
- * equal: otherwise their transports differ.
+ * equal: otherwise their transports differ.  No mount shares a client
+ * whose paths a remount changes.  Called under nfs_client_lock, which
+ * guards the client's configuration against a remount.
  *
  * Return: true when they may share.
  */
 bool nfs_client_endpoints_match(const struct nfs_client *clp,
 				const struct nfs_client_initdata *data)
 {
+	/* Its paths change: what it will be is not settled */
+	if (test_bit(NFS_CS_ENDPOINTS_CHANGING, &clp->cl_flags))
+		return false;
 	if (!nfs_endpoints_equal(&clp->cl_endpoints, data->endpoints))
 		return false;
 	if (!rpc_endpoint_config_active(data->endpoints))
@@ -286,12 +342,30 @@ void nfs_endpoints_stop(struct nfs_client *clp)
 	clp->cl_path_monitor = NULL;
 }
 
-static void nfs_show_endpoint_set(struct seq_file *m, const char *option,
-				  const struct rpc_endpoint_set *set,
-				  char *buf)
+/* The text of the client's configuration, taken under nfs_client_lock
+ * against a remount that changes it
+ */
+struct nfs_endpoints_text {
+	char		remote[RPC_ENDPOINTS_FORMAT_MAX];
+	char		local[RPC_ENDPOINTS_FORMAT_MAX];
+	bool		has_remote;
+	unsigned int	offset;
+};
+
+static void nfs_endpoints_text(const struct nfs_client *clp,
+			       struct nfs_endpoints_text *t)
 {
-	if (set && rpc_endpoints_format(set, buf, RPC_ENDPOINTS_FORMAT_MAX) > 0)
-		seq_printf(m, ",%s=%s", option, buf);
+	struct nfs_net *nn = net_generic(clp->cl_net, nfs_net_id);
+	const struct rpc_endpoint_config *cfg = &clp->cl_endpoints;
+
+	spin_lock(&nn->nfs_client_lock);
+	t->has_remote = !!cfg->remote;
+	if (cfg->remote)
+		rpc_endpoints_format(cfg->remote, t->remote, sizeof(t->remote));
+	if (cfg->local)
+		rpc_endpoints_format(cfg->local, t->local, sizeof(t->local));
+	t->offset = cfg->offset;
+	spin_unlock(&nn->nfs_client_lock);
 }
 
 /**
@@ -307,22 +381,25 @@ static void nfs_show_endpoint_set(struct seq_file *m, const char *option,
 void nfs_show_endpoint_options(struct seq_file *m,
 			       const struct nfs_client *clp)
 {
-	const struct rpc_endpoint_config *cfg = &clp->cl_endpoints;
-	char *buf;
+	struct nfs_endpoints_text *t;
 
-	if (!rpc_endpoint_config_active(cfg))
+	/* A client is multipath for good: a remount never empties both sets */
+	if (!rpc_endpoint_config_active(&clp->cl_endpoints))
 		return;
-	buf = kmalloc(RPC_ENDPOINTS_FORMAT_MAX, GFP_KERNEL);
-	if (!buf)
+	t = kvzalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
 		return;
-	nfs_show_endpoint_set(m, "remoteports", cfg->remote, buf);
-	nfs_show_endpoint_set(m, "localports", cfg->local, buf);
-	if (cfg->remote)
-		seq_printf(m, ",remoteports_offset=%u", cfg->offset);
+	nfs_endpoints_text(clp, t);
+	if (t->remote[0])
+		seq_printf(m, ",remoteports=%s", t->remote);
+	if (t->local[0])
+		seq_printf(m, ",localports=%s", t->local);
+	if (t->has_remote)
+		seq_printf(m, ",remoteports_offset=%u", t->offset);
 	if (!IS_ERR_OR_NULL(clp->cl_rpcclient)) {
 		unsigned int policy = rpc_clnt_xprt_policy(clp->cl_rpcclient);
 
 		seq_printf(m, ",pathpolicy=%s", rpc_xprt_policy_names[policy]);
 	}
-	kfree(buf);
+	kvfree(t);
 }

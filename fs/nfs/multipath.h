@@ -21,7 +21,15 @@ struct seq_file;
 int nfs_endpoints_copy(struct rpc_endpoint_config *dst,
 		       const struct rpc_endpoint_config *src, gfp_t gfp);
 void nfs_endpoints_free(struct rpc_endpoint_config *cfg);
+__printf(2, 3)
+int nfs_endpoints_invalf(struct fs_context *fc, const char *fmt, ...);
+int nfs_endpoints_error(struct fs_context *fc, const char *option,
+			const struct rpc_endpoint_error *err);
 int nfs_parse_endpoints(struct fs_context *fc, bool local, const char *value);
+int nfs_endpoints_resolve(struct fs_context *fc,
+			  struct rpc_endpoint_config *cfg,
+			  sa_family_t server_family);
+void nfs_endpoints_set_offset(struct rpc_endpoint_config *cfg, bool pinned);
 int nfs_validate_endpoints(struct fs_context *fc);
 bool nfs_client_endpoints_match(const struct nfs_client *clp,
 				const struct nfs_client_initdata *data);
@@ -29,5 +37,8 @@ void nfs_show_endpoint_options(struct seq_file *m,
 			       const struct nfs_client *clp);
 int nfs_endpoints_probe(struct nfs_client *clp, struct rpc_clnt *clnt);
 void nfs_endpoints_stop(struct nfs_client *clp);
+
+/* multipath_remount.c */
+int nfs_reconfigure_endpoints(struct fs_context *fc);
 
 #endif /* __LINUX_FS_NFS_MULTIPATH_H */

@@ -167,14 +167,16 @@ void rpc_path_rejoin(struct rpc_path *p)
 }
 
 /**
- * rpc_path_retire - take a path that sysfs deletes out of the switch
- * @p: a path whose deletion was asked; another path was up then
+ * rpc_path_retire - take a deleted path out of the switch
+ * @p: a path whose deletion was asked
  *
- * The path goes offline at once, its waiting requests start over on
- * another, and its connection is broken unless a request that may not
- * move holds it.  Once it is broken, the transport is removed: the tasks
- * that remain on it leave, and the last one takes it out of the switch.
- * Repeated at each look until then.
+ * The path goes offline at once, unless no other path carries requests:
+ * then it waits for one that does (a remount that replaces every path).
+ * Its waiting requests start over on another, and its connection is
+ * broken unless a request that may not move holds it.  Once it is
+ * broken, the transport is removed: the tasks that remain on it leave,
+ * and the last one takes it out of the switch.  Repeated at each look
+ * until then.
  *
  * Return: true once the transport is removed.
  */
@@ -184,6 +186,8 @@ bool rpc_path_retire(struct rpc_path *p)
 	bool removed = false;
 
 	lockdep_assert_held(&p->mon->lock);
+	if (rpc_path_online(p) && !rpc_path_another_online(p->mon, p))
+		return false;
 	if (rpc_path_online(p))
 		rpc_path_set_offline(p, true);
 	rpc_path_kick(p);

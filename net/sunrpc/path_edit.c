@@ -200,10 +200,7 @@ static int rpc_path_add_locked(struct rpc_path_add *add, char *words,
 	struct rpc_path *p;
 	int ret;
 
-	/* The transport the client was created with, which the others copy */
-	rcu_read_lock();
-	add->main = xprt_get(rcu_dereference(add->mon->clnt->cl_xprt));
-	rcu_read_unlock();
+	add->main = rpc_path_main_get(add->mon);
 	if (!add->main)
 		return -ENODEV;
 	ret = rpc_path_add_parse(add, words);
@@ -219,9 +216,64 @@ static void rpc_path_add_free(struct rpc_path_add *add)
 {
 	xprt_put(add->xprt);
 	xprt_put(add->main);
-	if (add->mon)
-		rpc_path_monitor_put(add->mon);
 	kfree(add);
+}
+
+/**
+ * rpc_path_main_get - the transport a multipath client was created with
+ * @mon: the client's monitor, running
+ *
+ * The other paths copy its class, port and settings.
+ *
+ * Return: the transport, with a reference, or NULL.
+ */
+struct rpc_xprt *rpc_path_main_get(struct rpc_path_monitor *mon)
+{
+	struct rpc_xprt *xprt;
+
+	rcu_read_lock();
+	xprt = xprt_get(rcu_dereference(mon->clnt->cl_xprt));
+	rcu_read_unlock();
+	return xprt;
+}
+
+/**
+ * rpc_path_add_addrs - add a path to given endpoints
+ * @mon: the client's monitor, locked and running
+ * @xps: the client's switch, held
+ * @main: the client's main transport, held
+ * @addrs: remote endpoint, with the port, and local one or AF_UNSPEC
+ * @pathp: the new path, on success
+ *
+ * Return: 0, -ENOSPC when @mon has no room, -ENOMEM, or the error of
+ * the creation.
+ */
+int rpc_path_add_addrs(struct rpc_path_monitor *mon,
+		       struct rpc_xprt_switch *xps, struct rpc_xprt *main,
+		       const struct rpc_endpoint_addrs *addrs,
+		       struct rpc_path **pathp)
+{
+	struct rpc_path_add *add;
+	struct rpc_path *p;
+	int ret;
+
+	p = rpc_path_monitor_slot(mon);
+	if (!p)
+		return -ENOSPC;
+	add = kzalloc(sizeof(*add), GFP_KERNEL);
+	if (!add)
+		return -ENOMEM;
+	add->mon = mon;
+	add->xps = xps;
+	add->main = xprt_get(main);
+	add->addrs = *addrs;
+	if (add->addrs.src.ss_family != AF_UNSPEC)
+		add->args.srcaddr = (struct sockaddr *)&add->addrs.src;
+	ret = rpc_path_add_xprt(add, p);
+	if (!ret)
+		*pathp = p;
+	rpc_path_add_free(add);
+	return ret;
 }
 
 /**
@@ -239,6 +291,7 @@ static void rpc_path_add_free(struct rpc_path_add *add)
  */
 int rpc_path_add_endpoint(struct rpc_xprt_switch *xps, const char *buf)
 {
+	struct rpc_path_monitor *mon = NULL;
 	struct rpc_path_add *add;
 	char *text, *words = NULL;
 	unsigned int noio;
@@ -251,26 +304,35 @@ int rpc_path_add_endpoint(struct rpc_xprt_switch *xps, const char *buf)
 	if (!add || !words)
 		goto out;
 	add->xps = xps;
-	add->mon = rpc_path_monitor_find(xps);
-	ret = add->mon ? mutex_lock_killable(&add->mon->lock) : -EBUSY;
+	mon = rpc_path_monitor_find(xps);
+	ret = mon ? mutex_lock_killable(&mon->lock) : -EBUSY;
 	if (ret)
 		goto out;
+	add->mon = mon;
 	/* As in the monitor's work: writeback may wait for the lock */
 	noio = memalloc_noio_save();
-	ret = add->mon->stopping ? -EBUSY :
+	ret = mon->stopping ? -EBUSY :
 		rpc_path_add_locked(add, words, strim(text));
 	memalloc_noio_restore(noio);
-	mutex_unlock(&add->mon->lock);
+	mutex_unlock(&mon->lock);
 out:
 	if (add)
 		rpc_path_add_free(add);
+	if (mon)
+		rpc_path_monitor_put(mon);
 	kfree(words);
 	kfree(text);
 	return ret;
 }
 
-/* @p goes offline now, and away once rpc_path_retire() says so */
-static void rpc_path_delete(struct rpc_path *p)
+/**
+ * rpc_path_delete - take a path out of use, and away
+ * @p: a path of a locked, running monitor, not being deleted
+ *
+ * @p goes offline now, unless it is the last path that carries requests,
+ * and away once rpc_path_retire() says so.
+ */
+void rpc_path_delete(struct rpc_path *p)
 {
 	p->deleting = true;
 	p->fenced = false;

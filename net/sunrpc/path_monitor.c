@@ -135,12 +135,6 @@ static void rpc_path_forget(struct rpc_path *p, struct rpc_path_puts *puts)
 	p->xprt = NULL;
 }
 
-/* A path that sysfs removed, or none: nothing to look at */
-static bool rpc_path_gone(const struct rpc_path *p)
-{
-	return !p->xprt || test_bit(XPRT_REMOVE, &p->xprt->state);
-}
-
 /* One look at a path: true while it needs fast ticks.  A path being
  * deleted is not judged: it only waits to be removed.
  */

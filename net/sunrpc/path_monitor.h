@@ -24,6 +24,7 @@
 #include <linux/sunrpc/xprt.h>
 
 struct rpc_clnt;
+struct rpc_endpoint_addrs;
 struct rpc_path_monitor;
 struct rpc_xprt_switch;
 
@@ -84,6 +85,12 @@ struct rpc_path_monitor {
 	struct rpc_path		paths[] __counted_by(n);
 };
 
+/* A path that was removed, or none: nothing to look at */
+static inline bool rpc_path_gone(const struct rpc_path *p)
+{
+	return !p->xprt || test_bit(XPRT_REMOVE, &p->xprt->state);
+}
+
 static inline unsigned int rpc_path_state(const struct rpc_path *p)
 {
 	if (!p->xprt)
@@ -129,8 +136,14 @@ bool rpc_path_another_online(struct rpc_path_monitor *mon,
 			     const struct rpc_path *self);
 bool rpc_path_retire(struct rpc_path *p);
 
-/* path_edit.c, for sysfs */
+/* path_edit.c, for sysfs and path_reconfig.c */
 int rpc_path_add_endpoint(struct rpc_xprt_switch *xps, const char *buf);
 int rpc_path_del_xprt(struct rpc_xprt_switch *xps, struct rpc_xprt *xprt);
+struct rpc_xprt *rpc_path_main_get(struct rpc_path_monitor *mon);
+int rpc_path_add_addrs(struct rpc_path_monitor *mon,
+		       struct rpc_xprt_switch *xps, struct rpc_xprt *main,
+		       const struct rpc_endpoint_addrs *addrs,
+		       struct rpc_path **pathp);
+void rpc_path_delete(struct rpc_path *p);
 
 #endif /* _NET_SUNRPC_PATH_MONITOR_H */

@@ -11,6 +11,8 @@
 #include <linux/atomic.h>
 
 struct rpc_clnt;
+struct rpc_endpoint_config;
+struct rpc_endpoint_error;
 struct rpc_path_monitor;
 struct rpc_task;
 struct rpc_xprt;
@@ -51,6 +53,9 @@ ssize_t rpc_xprt_health_show(struct rpc_xprt *xprt, enum rpc_path_field field,
 int rpc_path_monitor_start(struct rpc_clnt *clnt, unsigned int max,
 			   struct rpc_path_monitor **monp);
 void rpc_path_monitor_stop(struct rpc_path_monitor *mon);
+int rpc_path_monitor_reconfigure(struct rpc_path_monitor *mon,
+				 const struct rpc_endpoint_config *cfg,
+				 unsigned int n, struct rpc_endpoint_error *err);
 void rpc_xprt_local_gone(struct rpc_xprt *xprt);
 void rpc_xprt_local_added(void);
 void rpc_clnt_show_endpoints(struct seq_file *seq, struct rpc_clnt *clnt);

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NFS multipath mounts: remoteports=, localports=, remoteports_offset=,
+ * nconnect= and pathpolicy= changed by a remount, while I/O runs.
+ *
+ * What a remount does not give keeps its value (mount(8) passes the
+ * options of /proc/mounts anyway).  The new configuration is checked as a
+ * mount's is, the client's paths are brought to it
+ * (rpc_path_monitor_reconfigure()), and /proc/mounts shows it.  The paths
+ * then are those a new mount with the same options would have.
+ *
+ * Only a client that serves this mount alone may change: the other mounts
+ * that share it asked for the paths it has.  A mount without endpoint
+ * sets stays without them, and its remount stays the stock one.
+ */
+
+#include <linux/fs_context.h>
+#include <linux/nfs_fs.h>
+#include <linux/slab.h>
+#include <linux/sunrpc/clnt.h>
+
+#include "internal.h"
+#include "multipath.h"
+#include "netns.h"
+
+#define NFSDBG_FACILITY		NFSDBG_MOUNT
+
+static bool nfs_remount_gives_endpoints(const struct nfs_fs_context *ctx)
+{
+	return rpc_endpoint_config_active(&ctx->endpoints) ||
+	       ctx->endpoints_offset_set || ctx->endpoints_policy_set;
+}
+
+/* The mounts that share @clp, under nfs_client_lock */
+static unsigned int nfs_client_mounts(const struct nfs_client *clp)
+{
+	const struct nfs_server *server;
+	unsigned int n = 0;
+
+	list_for_each_entry(server, &clp->cl_superblocks, client_link)
+		n++;
+	return n;
+}
+
+/* Keep other mounts off @clp while its paths change.  Its mount holds
+ * the one reference of a client that no other mount shares, nor is about
+ * to share: a new mount holds one from its match on.
+ */
+static int nfs_remount_claim(struct fs_context *fc, struct nfs_client *clp)
+{
+	struct nfs_net *nn = net_generic(clp->cl_net, nfs_net_id);
+	unsigned int mounts;
+	bool alone;
+
+	spin_lock(&nn->nfs_client_lock);
+	mounts = nfs_client_mounts(clp);
+	alone = refcount_read(&clp->cl_count) == 1;
+	if (alone)
+		set_bit(NFS_CS_ENDPOINTS_CHANGING, &clp->cl_flags);
+	spin_unlock(&nn->nfs_client_lock);
+	if (alone)
+		return 0;
+	if (mounts > 1)
+		return nfs_endpoints_invalf(fc,
+			"remount: %u other mounts of %s share its transports, so their endpoints cannot change",
+			mounts - 1, clp->cl_hostname);
+	return nfs_endpoints_invalf(fc,
+		"remount: a mount of %s is being set up, which may share its transports: try again",
+		clp->cl_hostname);
+}
+
+/* Put @cfg in force, give the old configuration back in it */
+static void nfs_remount_commit(struct nfs_client *clp,
+			       struct rpc_endpoint_config *cfg, unsigned int n)
+{
+	struct nfs_net *nn = net_generic(clp->cl_net, nfs_net_id);
+
+	spin_lock(&nn->nfs_client_lock);
+	swap(clp->cl_endpoints, *cfg);
+	WRITE_ONCE(clp->cl_nconnect, n);
+	spin_unlock(&nn->nfs_client_lock);
+}
+
+static void nfs_remount_release(struct nfs_client *clp)
+{
+	clear_bit_unlock(NFS_CS_ENDPOINTS_CHANGING, &clp->cl_flags);
+}
+
+/* Replace the set in @cur with the one the remount gave, if it differs */
+static bool nfs_remount_take_set(struct rpc_endpoint_set **cur,
+				 struct rpc_endpoint_set **given)
+{
+	if (!*given || rpc_endpoints_equal(*cur, *given))
+		return false;
+	rpc_endpoints_free(*cur);
+	*cur = *given;
+	*given = NULL;
+	return true;
+}
+
+/* The client's configuration with the remount's options in it; only the
+ * claimer changes the client's, so it is read without the lock
+ */
+static int nfs_remount_merge(struct fs_context *fc, struct nfs_client *clp,
+			     struct rpc_endpoint_config *cfg)
+{
+	struct nfs_fs_context *ctx = nfs_fc2context(fc);
+	struct rpc_endpoint_config *given = &ctx->endpoints;
+	bool remote, local;
+	int ret;
+
+	ret = nfs_endpoints_copy(cfg, &clp->cl_endpoints, GFP_KERNEL);
+	if (ret)
+		return ret;
+	remote = nfs_remount_take_set(&cfg->remote, &given->remote);
+	local = nfs_remount_take_set(&cfg->local, &given->local);
+	if (remote || local) {
+		ret = nfs_endpoints_resolve(fc, cfg, clp->cl_addr.ss_family);
+		if (ret)
+			return ret;
+	}
+	if (ctx->endpoints_offset_set)
+		cfg->offset = given->offset;
+	if (remote || local || ctx->endpoints_offset_set)
+		nfs_endpoints_set_offset(cfg, ctx->endpoints_offset_set);
+	cfg->policy = ctx->endpoints_policy_set ? given->policy :
+			rpc_clnt_xprt_policy(clp->cl_rpcclient);
+	return 0;
+}
+
+/* Do the paths change, or only the policy */
+static bool nfs_remount_moves_paths(const struct nfs_client *clp,
+				    const struct rpc_endpoint_config *cfg,
+				    unsigned int n)
+{
+	const struct rpc_endpoint_config *cur = &clp->cl_endpoints;
+
+	return n != clp->cl_nconnect || cfg->offset != cur->offset ||
+	       !rpc_endpoints_equal(cfg->remote, cur->remote) ||
+	       !rpc_endpoints_equal(cfg->local, cur->local);
+}
+
+static int nfs_remount_paths(struct fs_context *fc, struct nfs_client *clp,
+			     struct rpc_endpoint_config *cfg, unsigned int n)
+{
+	struct rpc_endpoint_error err = { };
+	int ret;
+
+	if (!clp->cl_path_monitor)
+		return nfs_endpoints_invalf(fc,
+			"remount: the paths of %s are not watched, so they cannot change",
+			clp->cl_hostname);
+	ret = rpc_path_monitor_reconfigure(clp->cl_path_monitor, cfg, n, &err);
+	if (ret && err.reason)
+		nfs_endpoints_error(fc, "remount", &err);
+	return ret;
+}
+
+static int nfs_remount_claimed(struct fs_context *fc, struct nfs_client *clp)
+{
+	struct nfs_fs_context *ctx = nfs_fc2context(fc);
+	struct rpc_endpoint_config cfg;
+	unsigned int n = ctx->nfs_server.nconnect ?: clp->cl_nconnect;
+	int ret;
+
+	ret = nfs_remount_merge(fc, clp, &cfg);
+	if (!ret && nfs_remount_moves_paths(clp, &cfg, n))
+		ret = nfs_remount_paths(fc, clp, &cfg, n);
+	if (!ret) {
+		if (cfg.policy != rpc_clnt_xprt_policy(clp->cl_rpcclient))
+			rpc_clnt_set_xprt_policy(clp->cl_rpcclient, cfg.policy);
+		nfs_remount_commit(clp, &cfg, n);
+	}
+	nfs_endpoints_free(&cfg);
+	return ret;
+}
+
+/* A mount without endpoint sets: its remount is the stock one */
+static int nfs_remount_plain(struct fs_context *fc)
+{
+	struct nfs_fs_context *ctx = nfs_fc2context(fc);
+
+	if (nfs_remount_gives_endpoints(ctx))
+		return nfs_endpoints_invalf(fc,
+			"remount: remoteports=, localports=, remoteports_offset= and pathpolicy= need a mount made with remoteports= or localports=");
+	/* As the parser of a stock kernel refuses it */
+	if (ctx->nfs_server.nconnect > NFS_MAX_CONNECTIONS)
+		return nfs_invalf(fc, "NFS: Value for '%s' out of range",
+				  "nconnect");
+	return 0;
+}
+
+/**
+ * nfs_reconfigure_endpoints - apply the endpoint options of a remount
+ * @fc: the remount's context, its options compared with the mount's
+ *
+ * A mount with endpoint sets takes new sets, a new offset, nconnect= and
+ * pathpolicy=: its paths are brought to what a mount with these options
+ * would have, while I/O runs.  A mount without endpoint sets refuses the
+ * endpoint options, and ignores nconnect= as a stock kernel does.
+ *
+ * Return: 0, or a negative errno; -EINVAL comes with a message.
+ */
+int nfs_reconfigure_endpoints(struct fs_context *fc)
+{
+	struct nfs_server *nfss = fc->root->d_sb->s_fs_info;
+	struct nfs_client *clp = nfss->nfs_client;
+	int ret;
+
+	if (!rpc_endpoint_config_active(&clp->cl_endpoints))
+		return nfs_remount_plain(fc);
+	ret = nfs_remount_claim(fc, clp);
+	if (ret)
+		return ret;
+	ret = nfs_remount_claimed(fc, clp);
+	nfs_remount_release(clp);
+	return ret;
+}
