@@ -1,0 +1,341 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The endpoints of a live mount changed by `mount -o remount`.  Over
+# RPC/RDMA, a mount with two paths (two server addresses, two client
+# addresses) writes with crc32c verify while a remount takes it to four
+# of each with nconnect=4, then back to two, then changes pathpolicy=.
+# Proves, each time: the transports are those a fresh mount with the
+# options would have (pairs of server and client address, as often), up,
+# within ADD_S or DEL_S; the server then holds exactly these connections
+# within HELD_S (rdma resource show); /proc/mounts shows the new options.  fio sees no error
+# and no request waits more than MAX_LAT_MS.  Bad options are refused
+# with EINVAL and a message that names them, and change nothing; a client
+# that another mount shares refuses; a mount without endpoint sets
+# refuses them and keeps the stock remount.  Over TCP (ss on the server)
+# the same two remounts.  At the end, a fresh mount with the options the
+# four-path remount showed gets the same transports.
+
+. ./lib.sh
+
+S=($SERVER_ADDRS)
+C=($CLIENT_ADDRS)
+[ ${#S[@]} -ge 4 ] && [ ${#C[@]} -ge 4 ] || skip "needs 4 links"
+TWO="nconnect=2,remoteports=${S[0]}~${S[1]},localports=${C[0]}~${C[1]}"
+FOUR="nconnect=4,remoteports=${S[0]}-${S[3]},localports=${C[0]}~${C[1]}~${C[2]}~${C[3]}"
+# A new RPC/RDMA path is up within 0.1 s, or about 5 s when its address
+# resolution misses the ARP reply: the RDMA core's resolver waits for a
+# neighbour update, which came already in neigh_event_send(), until its
+# timeout (5 s for RPC/RDMA) or another neighbour's update
+ADD_S=$(limit 8)
+# A deleted path has left within 4 s; the server lets go of its
+# connection within 5 s after that (each look at it takes up to 1 s)
+DEL_S=$(limit 5)
+HELD_S=$(limit 5)
+MAX_LAT_MS=$(limit 2000)
+JSON=/tmp/nfsmp-remount.json
+MNT2=/mnt/nfsmp-remount2
+FIO_JOB="--name=remount --directory=$MNT --rw=randwrite --bs=64k --size=24M
+	--numjobs=2 --direct=1 --ioengine=libaio --iodepth=16 --verify=crc32c
+	--verify_backlog=64 --rate=1m,1m --time_based --runtime=$(limit 90)
+	--group_reporting"
+
+# pairs: "SERVERADDR CLIENTADDR" of each transport of the mount, sorted
+pairs() {
+	local x
+
+	for x in "$SW"/xprt-*; do
+		echo "$(cat "$x/dstaddr" 2>/dev/null) $(cat "$x/srcaddr" 2>/dev/null)"
+	done | sort
+}
+
+# server_pairs: the same, of the connections the server holds
+server_pairs() {
+	if [ "$PROTO" = rdma ]; then
+		server_rdma_conns | sort
+	else
+		server_tcp_conns | sort
+	fi
+}
+
+# all_up: every transport of the mount is up and online
+all_up() {
+	local x
+
+	for x in "$SW"/xprt-*; do
+		[ "$(cat "$x/path_state" 2>/dev/null)" = up ] || return 1
+		! grep -q OFFLINE "$x/xprt_state" 2>/dev/null || return 1
+	done
+}
+
+# held: the server holds exactly the connections of the mount's transports
+held() {
+	[ "$(server_pairs)" = "$(pairs)" ]
+}
+
+# same_pairs WANT: the mount has the transports WANT
+same_pairs() {
+	[ "$(pairs)" = "$1" ]
+}
+
+# placed WANT: the mount has the transports WANT ("SERVERADDR
+# CLIENTADDR" lines, sorted), all up; or, for WANT "spread N", N
+# transports, one to each of the first N server addresses and one from
+# each of the first N client addresses
+placed() {
+	local p
+
+	p=$(pairs)
+	case "$1" in
+	spread\ *)
+		[ "$(echo "$p" | wc -l)" -eq "${1#spread }" ] || return 1
+		echo "$p" | each_n_times 1 1 "${S[@]:0:${1#spread }}" || return 1
+		echo "$p" | each_n_times 1 2 "${C[@]:0:${1#spread }}" || return 1
+		;;
+	*)
+		[ "$p" = "$1" ] || return 1
+		;;
+	esac
+	all_up
+}
+
+# canon ADDR...: an endpoint set as /proc/mounts shows it, for IPv4
+# addresses in one /24: runs of consecutive ones folded into ranges
+canon() {
+	printf '%s\n' "$@" | sort -t. -k4,4n | awk -F. '
+		function flush() {
+			if (first == "") return
+			out = out (out == "" ? "" : "~") first
+			if (last != first) out = out "-" last
+		}
+		{
+			if (first != "" && $4 == prev + 1) { last = $0; prev = $4; next }
+			flush(); first = $0; last = $0; prev = $4
+		}
+		END { flush(); print out }'
+}
+
+# remount_to OPTS WANT LIMIT WHAT: remount with OPTS; the mount has the
+# transports WANT, up, within LIMIT s, and the server exactly their
+# connections within HELD_S more
+remount_to() {
+	local t0 waited
+
+	log "mount -o remount,$1 $MNT"
+	t0=$(now_cs)
+	mount -o "remount,$1" "$MNT" || fail "remount,$1 failed"
+	log "the remount returned after $(secs $(($(now_cs) - t0))) s"
+	if ! wait_for_cs $(($3 * 300)) placed "$2"; then
+		log "transports: $(pairs | tr '\n' ',')"
+		dump_paths
+		fail "$4: the transports are not placed and up within $(($3 * 3)) s"
+	fi
+	waited=$(($(now_cs) - t0))
+	if [ "$waited" -le $(($3 * 100)) ]; then
+		log "ok: $4: placed and up $(secs "$waited") s after the remount (limit $3 s)"
+	else
+		fail_later "$4: placed and up $(secs "$waited") s after the remount, more than $3 s"
+	fi
+	wait_for_cs $((HELD_S * 100)) held ||
+		fail "$4: the server holds $(server_pairs | tr '\n' ','), the" \
+			"mount has $(pairs | tr '\n' ',')"
+	log "ok: $4: the server holds exactly these $(secs $(($(now_cs) - t0))) s after the remount"
+}
+
+# opts_are NCONNECT REMOTE LOCAL: /proc/mounts shows them
+opts_are() {
+	[ "$(mount_opt nconnect)" = "$1" ] ||
+		fail "/proc/mounts shows nconnect=$(mount_opt nconnect), not $1"
+	[ "$(mount_opt remoteports)" = "$2" ] ||
+		fail "/proc/mounts shows remoteports=$(mount_opt remoteports), not $2"
+	[ "$(mount_opt localports)" = "$3" ] ||
+		fail "/proc/mounts shows localports=$(mount_opt localports), not $3"
+	log "ok: /proc/mounts: nconnect=$1,remoteports=$2,localports=$3"
+}
+
+# refused_remount OPTS WORDS: the remount fails, the kernel log names
+# WORDS (empty: says nothing, as NFS's stock range checks do without an
+# fs_context log), without a warning, and the mount's options and
+# transports stay
+refused_remount() {
+	local mark opts before out
+
+	mark=$(dmesg_mark)
+	opts=$(mount_opts)
+	before=$(pairs)
+	if out=$(mount -o "remount,$1" "$MNT" 2>&1); then
+		fail "remount,$1 was taken"
+	fi
+	case "$out" in
+	*"incorrect mount option"*) ;;
+	*) fail "remount,$1 was refused, but not as EINVAL: $out" ;;
+	esac
+	[ -n "$2" ] || set -- "$1" "$out"
+	{ [ "$2" = "$out" ] || dmesg_since "$mark" | grep -qF "$2"; } ||
+		fail "remount,$1 was refused ($out), but the kernel log does" \
+			"not say \"$2\": $(dmesg_since "$mark" | tail -n 3)"
+	! kernel_trouble_since "$mark" ||
+		fail "remount,$1 left kernel trouble: $(kernel_trouble_since "$mark")"
+	[ "$(mount_opts)" = "$opts" ] || fail "remount,$1 changed /proc/mounts"
+	[ "$(pairs)" = "$before" ] || fail "remount,$1 changed the transports"
+	log "ok: remount,$1 refused: $(dmesg_since "$mark" | grep -F "$2" | tail -n 1 ||
+		echo "$out")"
+}
+
+# main_dst: the server address of the mount's main transport
+main_dst() {
+	cat "$(grep -l '^main_xprt=1' "$SW"/xprt-*/xprt_info | xargs dirname)/dstaddr"
+}
+
+bad_input() {
+	log "--- bad input"
+	refused_remount "remoteports=10.99.0.300" "'10.99.0.300'"
+	refused_remount "localports=10.99.7.7" \
+		"address not configured on this host: '10.99.7.7'"
+	refused_remount "localports=nosuch0" "unknown interface: 'nosuch0'"
+	refused_remount "remoteports=fd99::1" \
+		"address family differs from the server's"
+	refused_remount "remoteports=${S[2]}~${S[3]}" \
+		"the main transport's endpoints must stay: '$(main_dst)'"
+	refused_remount "nconnect=65" ""
+	refused_remount "pathpolicy=fastest" "pathpolicy"
+}
+
+# shared: a second mount with the same options shares the client; a
+# remount of either may not change its endpoints
+shared() {
+	log "--- a client that two mounts share"
+	# With the options in force: another policy is another client
+	nfs_mount_on "$MNT2" "$MP_RDMA,nosharecache,$TWO,pathpolicy=$(mount_opt pathpolicy)"
+	refused_remount "$FOUR" "1 other mounts of $SERVER share its transports"
+	umount_wait "$MNT2" 60 || fail "umount $MNT2 failed"
+}
+
+rdma_case() {
+	local pid rc=0 two four max opts4 xprts
+
+	PROTO=rdma
+	log "--- RDMA: $MP_RDMA,$TWO"
+	nfs_mount "$MP_RDMA,$TWO"
+	touch_all_xprts
+	check_fresh
+	SW=$(mount_switch) || fail "no xprt switch in sysfs for the mount"
+	two=$(pairs)
+	wait_for_cs $((ADD_S * 100)) placed "$two" && wait_for_cs 1000 held ||
+		fail "a fresh mount did not settle: $(server_pairs | tr '\n' ',')"
+	bad_input
+
+	trace_start "$MAX_LAT_MS"
+	fio_bg pid "$JSON" $FIO_JOB
+	sleep 5
+	pid_gone "$pid" && fail "fio ended before the first remount"
+	remount_to "$FOUR" "spread 4" "$ADD_S" "2 to 4 paths"
+	opts_are 4 "$(canon "${S[@]:0:4}")" "$(canon "${C[@]:0:4}")"
+	opts4=$(mount_opts)
+	four=$(pairs)
+	sleep 3
+	remount_to "$TWO" "$two" "$DEL_S" "4 to 2 paths"
+	opts_are 2 "$(canon "${S[@]:0:2}")" "$(canon "${C[@]:0:2}")"
+	xprts=$(ls -d "$SW"/xprt-*)
+	log "mount -o remount,pathpolicy=queue-depth $MNT"
+	mount -o remount,pathpolicy=queue-depth "$MNT" ||
+		fail "remount,pathpolicy=queue-depth failed"
+	[ "$(ls -d "$SW"/xprt-*)" = "$xprts" ] ||
+		fail "a remount of the policy alone replaced transports"
+	[ "$(cat "$SW/policy")" = queue-depth ] ||
+		fail "the switch's policy is $(cat "$SW/policy"), not queue-depth"
+	[ "$(mount_opt pathpolicy)" = queue-depth ] ||
+		fail "/proc/mounts shows pathpolicy=$(mount_opt pathpolicy)"
+	log "ok: pathpolicy=queue-depth in force"
+	pid_gone "$pid" && fail "fio ended before the last remount"
+	fio_wait "$pid" $(limit 300) || rc=$?
+	fio_check "write+verify" "$rc" "$JSON" "write"
+	max=$(fio_max_lat "$JSON" "write")
+	log "largest fio latency: $max ms (limit $MAX_LAT_MS ms)"
+	[ "$max" -le "$MAX_LAT_MS" ] ||
+		{ trace_show; fail_later "a request waited $max ms"; }
+
+	shared
+	nfs_umount
+	fresh "$opts4" "$four"
+}
+
+# fresh OPTS WANT: a new mount with the options /proc/mounts showed has
+# the transports WANT
+fresh() {
+	local opts
+
+	# What mount(8) may not be given back: the server's own options
+	opts=$(echo "$1" | tr ',' '\n' |
+		grep -E '^(vers|proto|port|nconnect|remoteports|localports|remoteports_offset|pathpolicy)=' |
+		paste -sd, -)
+	log "--- a fresh mount with the options of the 4-path remount"
+	nfs_mount "$opts"
+	touch_all_xprts
+	SW=$(mount_switch) || fail "no xprt switch in sysfs for the fresh mount"
+	same_pairs "$2" ||
+		fail "a fresh mount has $(pairs | tr '\n' ','), the remount had" \
+			"$(echo "$2" | tr '\n' ',')"
+	log "ok: the fresh mount has the remount's transports"
+	nfs_umount
+}
+
+tcp_case() {
+	local two
+
+	PROTO=tcp
+	log "--- TCP: $MP_TCP,$TWO"
+	nfs_mount "$MP_TCP,$TWO"
+	touch_all_xprts
+	SW=$(mount_switch) || fail "no xprt switch in sysfs for the TCP mount"
+	two=$(pairs)
+	wait_for_cs $((ADD_S * 100)) placed "$two" && wait_for_cs 1000 held ||
+		fail "a fresh TCP mount did not settle"
+	remount_to "$FOUR" "spread 4" "$ADD_S" "TCP: 2 to 4 paths"
+	remount_to "$TWO" "$two" "$DEL_S" "TCP: 4 to 2 paths"
+	rw_verify_here 8
+	nfs_umount
+}
+
+# plain: a mount without endpoint sets refuses them, and nconnect= above
+# 16 as the stock parser does; its other remounts are the stock ones
+plain() {
+	log "--- a plain mount"
+	SW=/nonexistent
+	nfs_mount "$MP_TCP,nconnect=2"
+	refused_remount "remoteports=${S[1]}" \
+		"need a mount made with remoteports= or localports="
+	refused_remount "pathpolicy=queue-depth" \
+		"need a mount made with remoteports= or localports="
+	refused_remount "nconnect=17" ""
+	mount -o remount,nconnect=4 "$MNT" ||
+		fail "a plain mount refused remount,nconnect=4, which stock takes"
+	[ "$(mount_opt nconnect)" = 2 ] ||
+		fail "a plain mount's nconnect became $(mount_opt nconnect)"
+	log "ok: remount,nconnect=4 taken and ignored, as stock does"
+	nfs_umount
+}
+
+# rw_verify_here MIB: MIB MiB written and read back through the mount
+rw_verify_here() {
+	local src=/tmp/nfsmp-remount.src
+
+	make_data "$src" "$1"
+	dd if="$src" of="$MNT/remount" bs=1M oflag=direct 2>/dev/null ||
+		fail "cannot write $MNT/remount"
+	[ "$(dd if="$MNT/remount" bs=1M iflag=direct 2>/dev/null | sha256sum |
+	     cut -d' ' -f1)" = "$(sha "$src")" ] ||
+		fail "$MNT/remount reads back different"
+	rm -f "$MNT/remount" "$src"
+	log "ok: $1 MiB written and read back"
+}
+
+main() {
+	boost_priority
+	plain
+	rdma_case
+	tcp_case
+	fail_if_any
+}
+
+main
