@@ -263,12 +263,11 @@ rdma_case() {
 # fresh OPTS WANT: a new mount with the options /proc/mounts showed has
 # the transports WANT
 fresh() {
-	local opts
+	local opts keep
 
-	# What mount(8) may not be given back: the server's own options
-	opts=$(echo "$1" | tr ',' '\n' |
-		grep -E '^(vers|proto|port|nconnect|remoteports|localports|remoteports_offset|pathpolicy)=' |
-		paste -sd, -)
+	# The options that say where the transports go
+	keep='vers|proto|port|nconnect|remoteports|localports|remoteports_offset|pathpolicy'
+	opts=$(echo "$1" | tr ',' '\n' | grep -E "^($keep)=" | paste -sd, -)
 	log "--- a fresh mount with the options of the 4-path remount"
 	nfs_mount "$opts"
 	touch_all_xprts
