@@ -11,6 +11,7 @@
 
 #include <linux/fs_context.h>
 #include <linux/minmax.h>
+#include <linux/mm.h>
 #include <linux/nfs_fs.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -76,7 +77,8 @@ static const char *nfs_endpoints_option(bool local)
  * @value: the option's value
  *
  * A repeated option replaces the earlier one.  Interface names in
- * localports= stay names until nfs_validate_endpoints().
+ * localports= stay names until nfs_validate_endpoints().  remoteports=dns
+ * names the server's addresses in the DNS, looked up before validation.
  *
  * Return: 0, -ENOMEM, or -EINVAL with a message that names the bad item.
  */
@@ -87,6 +89,11 @@ int nfs_parse_endpoints(struct fs_context *fc, bool local, const char *value)
 	struct rpc_endpoint_error err = { };
 	int ret;
 
+	if (!local && !strcmp(value, "dns")) {
+		set = NULL;
+		ctx->endpoints.flags |= NFS_ENDPOINTS_DNS;
+		goto out;
+	}
 	ret = rpc_endpoints_parse(value, local ? RPC_ENDPOINTS_IFNAMES : 0,
 				  &set, &err);
 	if (ret == -ENOMEM)
@@ -94,6 +101,9 @@ int nfs_parse_endpoints(struct fs_context *fc, bool local, const char *value)
 	if (ret)
 		return nfs_endpoints_error(fc, nfs_endpoints_option(local),
 					   &err);
+	if (!local)
+		ctx->endpoints.flags &= ~NFS_ENDPOINTS_DNS;
+out:
 	setp = local ? &ctx->endpoints.local : &ctx->endpoints.remote;
 	rpc_endpoints_free(*setp);
 	*setp = set;
@@ -103,6 +113,20 @@ int nfs_parse_endpoints(struct fs_context *fc, bool local, const char *value)
 static unsigned int nfs_endpoints_count(const struct rpc_endpoint_set *set)
 {
 	return set ? set->count : 0;
+}
+
+/**
+ * nfs_endpoints_auto_nconnect - the transports of a mount without nconnect=
+ * @cfg: its configuration
+ *
+ * Return: as many as the larger set has endpoints, within the limit.
+ */
+unsigned int nfs_endpoints_auto_nconnect(const struct rpc_endpoint_config *cfg)
+{
+	unsigned int want = max(nfs_endpoints_count(cfg->remote),
+				nfs_endpoints_count(cfg->local));
+
+	return clamp_t(unsigned int, want, 1, NFS_MAX_MULTIPATH_CONNECTIONS);
 }
 
 /**
@@ -171,9 +195,16 @@ int nfs_validate_endpoints(struct fs_context *fc)
 {
 	struct nfs_fs_context *ctx = nfs_fc2context(fc);
 	struct rpc_endpoint_config *cfg = &ctx->endpoints;
-	unsigned int want;
 	int ret;
 
+	if (cfg->flags & NFS_ENDPOINTS_DNS) {
+		if (!cfg->remote)
+			return nfs_endpoints_invalf(fc,
+				"remoteports=dns: the server's name was not looked up");
+		if (ctx->endpoints_offset_set)
+			return nfs_endpoints_invalf(fc,
+				"remoteports_offset= does not go with remoteports=dns, whose answer changes");
+	}
 	if (!rpc_endpoint_config_active(cfg)) {
 		if (ctx->endpoints_policy_set)
 			return nfs_endpoints_invalf(fc,
@@ -204,10 +235,8 @@ int nfs_validate_endpoints(struct fs_context *fc)
 		return ret;
 
 	if (!ctx->nfs_server.nconnect) {
-		want = max(nfs_endpoints_count(cfg->remote),
-			   nfs_endpoints_count(cfg->local));
-		ctx->nfs_server.nconnect = min_t(unsigned int, want,
-						 NFS_MAX_MULTIPATH_CONNECTIONS);
+		ctx->nfs_server.nconnect = nfs_endpoints_auto_nconnect(cfg);
+		cfg->flags |= NFS_ENDPOINTS_NCONNECT_AUTO;
 	}
 	if (!ctx->endpoints_policy_set)
 		cfg->policy = NFS_PATHPOLICY_DEFAULT;
@@ -231,6 +260,7 @@ int nfs_endpoints_copy(struct rpc_endpoint_config *dst,
 		return 0;
 	dst->offset = src->offset;
 	dst->policy = src->policy;
+	dst->flags = src->flags;
 	if (src->remote) {
 		dst->remote = rpc_endpoints_dup(src->remote, gfp);
 		if (!dst->remote)
@@ -270,7 +300,8 @@ static bool nfs_endpoints_equal(const struct rpc_endpoint_config *a,
 		return true;
 	return rpc_endpoints_equal(a->remote, b->remote) &&
 	       rpc_endpoints_equal(a->local, b->local) &&
-	       a->offset == b->offset && a->policy == b->policy;
+	       a->offset == b->offset && a->policy == b->policy &&
+	       a->flags == b->flags;
 }
 
 /**
@@ -299,6 +330,94 @@ bool nfs_client_endpoints_match(const struct nfs_client *clp,
 	return clp->cl_nconnect == data->nconnect &&
 	       test_bit(NFS_CS_NORESVPORT, &clp->cl_flags) ==
 	       test_bit(NFS_CS_NORESVPORT, &data->init_flags);
+}
+
+/* The mounts that share @clp, under nfs_client_lock */
+static unsigned int nfs_client_mounts(const struct nfs_client *clp)
+{
+	const struct nfs_server *server;
+	unsigned int n = 0;
+
+	list_for_each_entry(server, &clp->cl_superblocks, client_link)
+		n++;
+	return n;
+}
+
+/**
+ * nfs_endpoints_lock - become the one that changes a client's paths
+ * @clp: a multipath client
+ *
+ * Until nfs_endpoints_unlock(), no other change starts and no new mount
+ * shares @clp; the holder may read the client's configuration without
+ * nfs_client_lock.
+ *
+ * Return: 0, or -EINTR.
+ */
+int nfs_endpoints_lock(struct nfs_client *clp)
+{
+	return wait_on_bit_lock(&clp->cl_flags, NFS_CS_ENDPOINTS_CHANGING,
+				TASK_KILLABLE) ? -EINTR : 0;
+}
+
+/**
+ * nfs_endpoints_trylock - nfs_endpoints_lock() unless another holds it
+ * @clp: a multipath client
+ *
+ * Return: true if taken.
+ */
+bool nfs_endpoints_trylock(struct nfs_client *clp)
+{
+	return !test_and_set_bit_lock(NFS_CS_ENDPOINTS_CHANGING, &clp->cl_flags);
+}
+
+/**
+ * nfs_endpoints_unlock - end what nfs_endpoints_lock() began
+ * @clp: the client
+ */
+void nfs_endpoints_unlock(struct nfs_client *clp)
+{
+	clear_bit_unlock(NFS_CS_ENDPOINTS_CHANGING, &clp->cl_flags);
+	smp_mb__after_atomic();
+	wake_up_bit(&clp->cl_flags, NFS_CS_ENDPOINTS_CHANGING);
+}
+
+/**
+ * nfs_endpoints_alone - does one mount alone use a client
+ * @clp: the client
+ * @mounts: the mounts that share it, on return
+ *
+ * A mount holds a reference from its match on, before it is in the
+ * client's list of mounts: such a mount counts too.
+ *
+ * Return: true if no other mount shares @clp, nor is about to.
+ */
+bool nfs_endpoints_alone(struct nfs_client *clp, unsigned int *mounts)
+{
+	struct nfs_net *nn = net_generic(clp->cl_net, nfs_net_id);
+	bool alone;
+
+	spin_lock(&nn->nfs_client_lock);
+	*mounts = nfs_client_mounts(clp);
+	alone = refcount_read(&clp->cl_count) == 1;
+	spin_unlock(&nn->nfs_client_lock);
+	return alone;
+}
+
+/**
+ * nfs_endpoints_commit - put a new configuration of a client in force
+ * @clp: a client locked with nfs_endpoints_lock()
+ * @cfg: the configuration its paths were brought to; the old one on return
+ * @n: its number of transports
+ */
+void nfs_endpoints_commit(struct nfs_client *clp,
+			  struct rpc_endpoint_config *cfg, unsigned int n)
+{
+	struct nfs_net *nn = net_generic(clp->cl_net, nfs_net_id);
+
+	spin_lock(&nn->nfs_client_lock);
+	swap(clp->cl_endpoints, *cfg);
+	WRITE_ONCE(clp->cl_nconnect, n);
+	spin_unlock(&nn->nfs_client_lock);
 }
 
 /**
@@ -350,6 +469,7 @@ struct nfs_endpoints_text {
 	char		local[RPC_ENDPOINTS_FORMAT_MAX];
 	bool		has_remote;
 	unsigned int	offset;
+	unsigned int	flags;
 };
 
 static void nfs_endpoints_text(const struct nfs_client *clp,
@@ -365,6 +485,7 @@ static void nfs_endpoints_text(const struct nfs_client *clp,
 	if (cfg->local)
 		rpc_endpoints_format(cfg->local, t->local, sizeof(t->local));
 	t->offset = cfg->offset;
+	t->flags = cfg->flags;
 	spin_unlock(&nn->nfs_client_lock);
 }
 
@@ -376,7 +497,8 @@ static void nfs_endpoints_text(const struct nfs_client *clp,
  * Shows remoteports=, localports= (resolved to addresses),
  * remoteports_offset= and pathpolicy= in canonical form: consecutive
  * addresses are folded into ranges, and the policy is the one in force.
- * The text parses back to the same sets.
+ * The text parses back to the same sets.  remoteports=dns stays that,
+ * without an offset: the endpoint lines of mountstats show the answer.
  */
 void nfs_show_endpoint_options(struct seq_file *m,
 			       const struct nfs_client *clp)
@@ -390,11 +512,13 @@ void nfs_show_endpoint_options(struct seq_file *m,
 	if (!t)
 		return;
 	nfs_endpoints_text(clp, t);
-	if (t->remote[0])
+	if (t->flags & NFS_ENDPOINTS_DNS)
+		seq_puts(m, ",remoteports=dns");
+	else if (t->remote[0])
 		seq_printf(m, ",remoteports=%s", t->remote);
 	if (t->local[0])
 		seq_printf(m, ",localports=%s", t->local);
-	if (t->has_remote)
+	if (t->has_remote && !(t->flags & NFS_ENDPOINTS_DNS))
 		seq_printf(m, ",remoteports_offset=%u", t->offset);
 	if (!IS_ERR_OR_NULL(clp->cl_rpcclient)) {
 		unsigned int policy = rpc_clnt_xprt_policy(clp->cl_rpcclient);

@@ -28,62 +28,29 @@
 static bool nfs_remount_gives_endpoints(const struct nfs_fs_context *ctx)
 {
 	return rpc_endpoint_config_active(&ctx->endpoints) ||
-	       ctx->endpoints_offset_set || ctx->endpoints_policy_set;
+	       ctx->endpoints.flags || ctx->endpoints_offset_set ||
+	       ctx->endpoints_policy_set;
 }
 
-/* The mounts that share @clp, under nfs_client_lock */
-static unsigned int nfs_client_mounts(const struct nfs_client *clp)
-{
-	const struct nfs_server *server;
-	unsigned int n = 0;
-
-	list_for_each_entry(server, &clp->cl_superblocks, client_link)
-		n++;
-	return n;
-}
-
-/* Keep other mounts off @clp while its paths change.  Its mount holds
- * the one reference of a client that no other mount shares, nor is about
- * to share: a new mount holds one from its match on.
+/* Only a client that no other mount shares, nor is about to share, may
+ * change: the others asked for the paths it has
  */
-static int nfs_remount_claim(struct fs_context *fc, struct nfs_client *clp)
+static int nfs_remount_alone(struct fs_context *fc, struct nfs_client *clp)
 {
-	struct nfs_net *nn = net_generic(clp->cl_net, nfs_net_id);
 	unsigned int mounts;
-	bool alone;
 
-	spin_lock(&nn->nfs_client_lock);
-	mounts = nfs_client_mounts(clp);
-	alone = refcount_read(&clp->cl_count) == 1;
-	if (alone)
-		set_bit(NFS_CS_ENDPOINTS_CHANGING, &clp->cl_flags);
-	spin_unlock(&nn->nfs_client_lock);
-	if (alone)
+	if (nfs_endpoints_alone(clp, &mounts))
 		return 0;
 	if (mounts > 1)
-		return nfs_endpoints_invalf(fc,
-			"remount: %u other mounts of %s share its transports, so their endpoints cannot change",
-			mounts - 1, clp->cl_hostname);
-	return nfs_endpoints_invalf(fc,
-		"remount: a mount of %s is being set up, which may share its transports: try again",
-		clp->cl_hostname);
-}
-
-/* Put @cfg in force, give the old configuration back in it */
-static void nfs_remount_commit(struct nfs_client *clp,
-			       struct rpc_endpoint_config *cfg, unsigned int n)
-{
-	struct nfs_net *nn = net_generic(clp->cl_net, nfs_net_id);
-
-	spin_lock(&nn->nfs_client_lock);
-	swap(clp->cl_endpoints, *cfg);
-	WRITE_ONCE(clp->cl_nconnect, n);
-	spin_unlock(&nn->nfs_client_lock);
-}
-
-static void nfs_remount_release(struct nfs_client *clp)
-{
-	clear_bit_unlock(NFS_CS_ENDPOINTS_CHANGING, &clp->cl_flags);
+		nfs_endpoints_invalf(fc,
+			"remount: %s: %u other mount%s of the server share%s its transports, so its endpoints cannot change",
+			clp->cl_hostname, mounts - 1, mounts > 2 ? "s" : "",
+			mounts > 2 ? "" : "s");
+	else
+		nfs_endpoints_invalf(fc,
+			"remount: %s: a mount that may share its transports is being set up: try again",
+			clp->cl_hostname);
+	return -EBUSY;
 }
 
 /* Replace the set in @cur with the one the remount gave, if it differs */
@@ -98,8 +65,47 @@ static bool nfs_remount_take_set(struct rpc_endpoint_set **cur,
 	return true;
 }
 
+/* remoteports=dns stays, or gives way to the addresses a remount gives;
+ * it cannot come in by remount
+ */
+static int nfs_remount_dns(struct fs_context *fc, struct nfs_client *clp,
+			   struct rpc_endpoint_config *cfg)
+{
+	struct nfs_fs_context *ctx = nfs_fc2context(fc);
+	const struct rpc_endpoint_config *given = &ctx->endpoints;
+
+	if (given->flags & NFS_ENDPOINTS_DNS) {
+		if (!(cfg->flags & NFS_ENDPOINTS_DNS))
+			return nfs_endpoints_invalf(fc,
+				"remount: remoteports=dns needs a mount made with it");
+		if (ctx->endpoints_offset_set)
+			return nfs_endpoints_invalf(fc,
+				"remoteports_offset= does not go with remoteports=dns, whose answer changes");
+	}
+	if (given->remote)
+		cfg->flags &= ~NFS_ENDPOINTS_DNS;
+	return 0;
+}
+
+/* A mount made without nconnect= keeps one transport per endpoint of the
+ * larger set, unless the remount gives another nconnect= than it has
+ */
+static unsigned int nfs_remount_nconnect(struct fs_context *fc,
+					 struct nfs_client *clp,
+					 struct rpc_endpoint_config *cfg)
+{
+	unsigned int given = nfs_fc2context(fc)->nfs_server.nconnect;
+
+	if (given && given != clp->cl_nconnect)
+		cfg->flags &= ~NFS_ENDPOINTS_NCONNECT_AUTO;
+	if (cfg->flags & NFS_ENDPOINTS_NCONNECT_AUTO)
+		return nfs_endpoints_auto_nconnect(cfg);
+	return given ?: clp->cl_nconnect;
+}
+
 /* The client's configuration with the remount's options in it; only the
- * claimer changes the client's, so it is read without the lock
+ * holder of nfs_endpoints_lock() changes the client's, so it is read
+ * without nfs_client_lock
  */
 static int nfs_remount_merge(struct fs_context *fc, struct nfs_client *clp,
 			     struct rpc_endpoint_config *cfg)
@@ -112,6 +118,9 @@ static int nfs_remount_merge(struct fs_context *fc, struct nfs_client *clp,
 	ret = nfs_endpoints_copy(cfg, &clp->cl_endpoints, GFP_KERNEL);
 	if (ret)
 		return ret;
+	ret = nfs_remount_dns(fc, clp, cfg);
+	if (ret)
+		return ret;
 	remote = nfs_remount_take_set(&cfg->remote, &given->remote);
 	local = nfs_remount_take_set(&cfg->local, &given->local);
 	if (remote || local) {
@@ -119,10 +128,10 @@ static int nfs_remount_merge(struct fs_context *fc, struct nfs_client *clp,
 		if (ret)
 			return ret;
 	}
+	/* The offset stays unless given, within the new remote endpoints */
 	if (ctx->endpoints_offset_set)
 		cfg->offset = given->offset;
-	if (remote || local || ctx->endpoints_offset_set)
-		nfs_endpoints_set_offset(cfg, ctx->endpoints_offset_set);
+	nfs_endpoints_set_offset(cfg, true);
 	cfg->policy = ctx->endpoints_policy_set ? given->policy :
 			rpc_clnt_xprt_policy(clp->cl_rpcclient);
 	return 0;
@@ -156,21 +165,37 @@ static int nfs_remount_paths(struct fs_context *fc, struct nfs_client *clp,
 	return ret;
 }
 
-static int nfs_remount_claimed(struct fs_context *fc, struct nfs_client *clp)
+/* Does the remount change anything: the paths, the policy or the options */
+static bool nfs_remount_changes(struct nfs_client *clp,
+				const struct rpc_endpoint_config *cfg,
+				unsigned int n)
 {
-	struct nfs_fs_context *ctx = nfs_fc2context(fc);
+	const struct rpc_endpoint_config *cur = &clp->cl_endpoints;
+
+	return nfs_remount_moves_paths(clp, cfg, n) || cfg->flags != cur->flags ||
+	       cfg->policy != rpc_clnt_xprt_policy(clp->cl_rpcclient);
+}
+
+static int nfs_remount_locked(struct fs_context *fc, struct nfs_client *clp)
+{
 	struct rpc_endpoint_config cfg;
-	unsigned int n = ctx->nfs_server.nconnect ?: clp->cl_nconnect;
+	unsigned int n = 0;
 	int ret;
 
 	ret = nfs_remount_merge(fc, clp, &cfg);
+	if (!ret)
+		n = nfs_remount_nconnect(fc, clp, &cfg);
+	if (ret || !nfs_remount_changes(clp, &cfg, n))
+		goto out;
+	ret = nfs_remount_alone(fc, clp);
 	if (!ret && nfs_remount_moves_paths(clp, &cfg, n))
 		ret = nfs_remount_paths(fc, clp, &cfg, n);
 	if (!ret) {
 		if (cfg.policy != rpc_clnt_xprt_policy(clp->cl_rpcclient))
 			rpc_clnt_set_xprt_policy(clp->cl_rpcclient, cfg.policy);
-		nfs_remount_commit(clp, &cfg, n);
+		nfs_endpoints_commit(clp, &cfg, n);
 	}
+out:
 	nfs_endpoints_free(&cfg);
 	return ret;
 }
@@ -209,10 +234,10 @@ int nfs_reconfigure_endpoints(struct fs_context *fc)
 
 	if (!rpc_endpoint_config_active(&clp->cl_endpoints))
 		return nfs_remount_plain(fc);
-	ret = nfs_remount_claim(fc, clp);
+	ret = nfs_endpoints_lock(clp);
 	if (ret)
 		return ret;
-	ret = nfs_remount_claimed(fc, clp);
-	nfs_remount_release(clp);
+	ret = nfs_remount_locked(fc, clp);
+	nfs_endpoints_unlock(clp);
 	return ret;
 }

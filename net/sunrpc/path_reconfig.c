@@ -13,6 +13,7 @@
  */
 
 #include <linux/bitmap.h>
+#include <linux/mm.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 
@@ -65,14 +66,17 @@ static void rpc_path_plan_want(struct rpc_path_plan *plan,
 		memcpy(&w->addrs.dst, &plan->main->addr, sizeof(w->addrs.dst));
 }
 
-/* Does @xprt go from @a->src (or from no address in particular) to @a->dst */
+/* Does @xprt go from @a->src (or from no address in particular) to
+ * @a->dst.  Ports are not compared: every path goes to the server's one
+ * port, which rpcbind may not have told each transport yet.
+ */
 static bool rpc_path_aims(const struct rpc_xprt *xprt,
 			  const struct rpc_endpoint_addrs *a)
 {
 	const struct sockaddr *bound = (const struct sockaddr *)&xprt->bindaddr;
 
-	if (!rpc_cmp_addr_port((const struct sockaddr *)&xprt->addr,
-			       (const struct sockaddr *)&a->dst))
+	if (!rpc_cmp_addr((const struct sockaddr *)&xprt->addr,
+			  (const struct sockaddr *)&a->dst))
 		return false;
 	if (a->src.ss_family == AF_UNSPEC || bound->sa_family == AF_UNSPEC)
 		return a->src.ss_family == bound->sa_family;
@@ -102,24 +106,49 @@ static bool rpc_path_current(const struct rpc_path *p)
 	return !rpc_path_gone(p) && !p->deleting;
 }
 
-/* Which paths stay, and which go; the main transport must stay */
-static int rpc_path_plan_match(struct rpc_path_plan *plan)
+/* The main transport must stay: name its pair */
+static int rpc_path_plan_no_main(struct rpc_path_plan *plan)
+{
+	const struct rpc_xprt *main = plan->main;
+
+	plan->err->reason = "the main transport's endpoints must stay";
+	if (main->bindaddr.ss_family == AF_UNSPEC)
+		snprintf(plan->err->item, sizeof(plan->err->item), "%pISc",
+			 &main->addr);
+	else
+		snprintf(plan->err->item, sizeof(plan->err->item),
+			 "%pISc from %pISc", &main->addr, &main->bindaddr);
+	return -EINVAL;
+}
+
+/* Paths that carry requests claim their pairs before those that do not,
+ * so that of two paths with one pair the one that works stays
+ */
+static void rpc_path_plan_pass(struct rpc_path_plan *plan, bool working)
 {
 	struct rpc_path_monitor *mon = plan->mon;
 	struct rpc_path *p;
 	unsigned int i;
 
-	if (!rpc_path_plan_claim(plan, plan->main))
-		return rpc_path_plan_fail(plan,
-					  "the main transport's endpoints must stay",
-					  (struct sockaddr *)&plan->main->addr);
 	for (i = 0; i < mon->n; i++) {
 		p = &mon->paths[i];
 		if (!rpc_path_current(p) || p->xprt == plan->main)
 			continue;
+		if (working != (rpc_path_state(p) == RPC_PATH_UP &&
+				rpc_path_online(p)))
+			continue;
 		if (!rpc_path_plan_claim(plan, p->xprt))
 			__set_bit(i, plan->leaves);
 	}
+}
+
+/* Which paths stay, and which go; the main transport must stay */
+static int rpc_path_plan_match(struct rpc_path_plan *plan)
+{
+	if (!rpc_path_plan_claim(plan, plan->main))
+		return rpc_path_plan_no_main(plan);
+	rpc_path_plan_pass(plan, true);
+	rpc_path_plan_pass(plan, false);
 	return 0;
 }
 
@@ -137,8 +166,8 @@ static int rpc_path_plan_room(struct rpc_path_plan *plan)
 		adds += !plan->want[i].had;
 	if (adds <= room)
 		return 0;
-	plan->err->reason = "no room for the new paths while deleted ones leave";
-	snprintf(plan->err->item, sizeof(plan->err->item), "%u new, %u free",
+	plan->err->reason = "no room for the new paths beside those they replace";
+	snprintf(plan->err->item, sizeof(plan->err->item), "%u new, room for %u",
 		 adds, room);
 	return -EINVAL;
 }
@@ -167,7 +196,10 @@ static int rpc_path_plan_add(struct rpc_path_plan *plan)
 	return 0;
 }
 
-/* The paths made so far go again: nothing was sent on them */
+/* The paths made so far go again.  Each is offline until it answers,
+ * unless no other path was up: requests that it carried move as from any
+ * deleted path.
+ */
 static void rpc_path_plan_undo(struct rpc_path_plan *plan)
 {
 	unsigned int i;
@@ -219,7 +251,9 @@ static int rpc_path_plan_locked(struct rpc_path_plan *plan,
 	plan->leaves = bitmap_zalloc(mon->max, GFP_KERNEL);
 	plan->xps = rpc_clnt_xprt_switch_get(mon->clnt);
 	plan->main = rpc_path_main_get(mon);
-	if (plan->leaves && plan->xps && plan->main)
+	if (!plan->xps || !plan->main)
+		ret = -ENODEV;
+	else if (plan->leaves)
 		ret = rpc_path_plan_apply(plan, cfg);
 	xprt_put(plan->main);
 	if (plan->xps)
@@ -241,10 +275,11 @@ static int rpc_path_plan_locked(struct rpc_path_plan *plan,
  * count as any other.  The path policy is not touched.
  *
  * Return: 0 once the new paths exist and the others are leaving;
- * -EINVAL when the placement leaves out the main transport's endpoints or
- * the monitor has no room, with nothing changed; -EBUSY while the client
- * goes away; -EINTR; -ENOMEM; or the error of a transport's creation,
- * with the paths made until then taken back.
+ * -EINVAL when the placement leaves out the main transport's endpoints,
+ * @n is out of range or the monitor has no room, with nothing changed;
+ * -EBUSY or -ENODEV while the client goes away; -EINTR; -ENOMEM; or the
+ * error of a transport's creation, with the paths made until then taken
+ * back.
  */
 int rpc_path_monitor_reconfigure(struct rpc_path_monitor *mon,
 				 const struct rpc_endpoint_config *cfg,
@@ -254,9 +289,12 @@ int rpc_path_monitor_reconfigure(struct rpc_path_monitor *mon,
 	unsigned int noio;
 	int ret;
 
-	if (!n || n > mon->max)
-		return -ERANGE;
-	plan = kzalloc(struct_size(plan, want, n), GFP_KERNEL);
+	if (!n || n > mon->max) {
+		err->reason = "more transports than a client may have";
+		snprintf(err->item, sizeof(err->item), "%u", n);
+		return -EINVAL;
+	}
+	plan = kvzalloc(struct_size(plan, want, n), GFP_KERNEL);
 	if (!plan)
 		return -ENOMEM;
 	plan->n = n;
@@ -270,7 +308,7 @@ int rpc_path_monitor_reconfigure(struct rpc_path_monitor *mon,
 		memalloc_noio_restore(noio);
 		mutex_unlock(&mon->lock);
 	}
-	kfree(plan);
+	kvfree(plan);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(rpc_path_monitor_reconfigure);

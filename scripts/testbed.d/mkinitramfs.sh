@@ -43,6 +43,7 @@ BINS="
 /usr/bin/dd /usr/bin/timeout /usr/bin/sha256sum /usr/bin/md5sum
 /usr/bin/sha1sum /usr/bin/stat /usr/bin/seq /usr/bin/truncate
 /usr/bin/make
+/usr/sbin/request-key /usr/sbin/key.dns_resolver /usr/bin/keyctl
 "
 
 # kmod front ends (symlinks to kmod).
@@ -174,6 +175,11 @@ add_etc() {
 	10.98.0.1 server
 	10.98.0.2 client
 	EOF
+	# The kernel's DNS lookups (remoteports=dns) go to keyutils' upcall,
+	# which reads /etc/hosts here: every line of a name, as Debian's
+	# host.conf has glibc do
+	echo "create dns_resolver * * /sbin/key.dns_resolver %k" >request-key.conf
+	echo "multi on" >host.conf
 	echo "search updates built-in" >depmod.conf
 	: >fstab
 	: >exports

@@ -18,12 +18,14 @@ struct xprt_create;
  * without local endpoints none is bound.  @offset rotates the remote
  * endpoints, so that many clients spread over a server's addresses.
  * @policy (enum rpc_xprt_policy) says how the transports share requests.
+ * SunRPC does not look at @flags.
  */
 struct rpc_endpoint_config {
 	struct rpc_endpoint_set	*remote;
 	struct rpc_endpoint_set	*local;
 	unsigned int		offset;
 	unsigned int		policy;
+	unsigned int		flags;	/* the caller's, about the sets */
 };
 
 /* Per-transport addresses that outlive one xprt_create call */

@@ -1004,6 +1004,42 @@ mount_switch() {
 	return 1
 }
 
+# xprt_pairs: "SERVERADDR CLIENTADDR" of each transport of the switch
+# $SW, sorted
+xprt_pairs() {
+	local x
+
+	for x in "$SW"/xprt-*; do
+		echo "$(cat "$x/dstaddr" 2>/dev/null) $(cat "$x/srcaddr" 2>/dev/null)"
+	done | sort
+}
+
+# server_xprt_pairs: the same, of the NFS connections the server holds
+# over $PROTO
+server_xprt_pairs() {
+	if [ "$PROTO" = rdma ]; then
+		server_rdma_conns | sort
+	else
+		server_tcp_conns | sort
+	fi
+}
+
+# switch_all_up: every transport of the switch $SW is up and online
+switch_all_up() {
+	local x
+
+	for x in "$SW"/xprt-*; do
+		[ "$(cat "$x/path_state" 2>/dev/null)" = up ] || return 1
+		! grep -q OFFLINE "$x/xprt_state" 2>/dev/null || return 1
+	done
+}
+
+# server_holds_xprts: the server holds exactly the connections of the
+# transports of $SW
+server_holds_xprts() {
+	[ "$(server_xprt_pairs)" = "$(xprt_pairs)" ]
+}
+
 # xprt_dir ADDR: the sysfs directory of the mount's transport to ADDR.
 xprt_dir() {
 	local x

@@ -40,42 +40,9 @@ FIO_JOB="--name=remount --directory=$MNT --rw=randwrite --bs=64k --size=24M
 	--verify_backlog=64 --rate=1m,1m --time_based --runtime=$(limit 90)
 	--group_reporting"
 
-# pairs: "SERVERADDR CLIENTADDR" of each transport of the mount, sorted
-pairs() {
-	local x
-
-	for x in "$SW"/xprt-*; do
-		echo "$(cat "$x/dstaddr" 2>/dev/null) $(cat "$x/srcaddr" 2>/dev/null)"
-	done | sort
-}
-
-# server_pairs: the same, of the connections the server holds
-server_pairs() {
-	if [ "$PROTO" = rdma ]; then
-		server_rdma_conns | sort
-	else
-		server_tcp_conns | sort
-	fi
-}
-
-# all_up: every transport of the mount is up and online
-all_up() {
-	local x
-
-	for x in "$SW"/xprt-*; do
-		[ "$(cat "$x/path_state" 2>/dev/null)" = up ] || return 1
-		! grep -q OFFLINE "$x/xprt_state" 2>/dev/null || return 1
-	done
-}
-
-# held: the server holds exactly the connections of the mount's transports
-held() {
-	[ "$(server_pairs)" = "$(pairs)" ]
-}
-
 # same_pairs WANT: the mount has the transports WANT
 same_pairs() {
-	[ "$(pairs)" = "$1" ]
+	[ "$(xprt_pairs)" = "$1" ]
 }
 
 # placed WANT: the mount has the transports WANT ("SERVERADDR
@@ -85,7 +52,7 @@ same_pairs() {
 placed() {
 	local p
 
-	p=$(pairs)
+	p=$(xprt_pairs)
 	case "$1" in
 	spread\ *)
 		[ "$(echo "$p" | wc -l)" -eq "${1#spread }" ] || return 1
@@ -96,7 +63,7 @@ placed() {
 		[ "$p" = "$1" ] || return 1
 		;;
 	esac
-	all_up
+	switch_all_up
 }
 
 # canon ADDR...: an endpoint set as /proc/mounts shows it, for IPv4
@@ -126,7 +93,7 @@ remount_to() {
 	mount -o "remount,$1" "$MNT" || fail "remount,$1 failed"
 	log "the remount returned after $(secs $(($(now_cs) - t0))) s"
 	if ! wait_for_cs $(($3 * 300)) placed "$2"; then
-		log "transports: $(pairs | tr '\n' ',')"
+		log "transports: $(xprt_pairs | tr '\n' ',')"
 		dump_paths
 		fail "$4: the transports are not placed and up within $(($3 * 3)) s"
 	fi
@@ -136,9 +103,9 @@ remount_to() {
 	else
 		fail_later "$4: placed and up $(secs "$waited") s after the remount, more than $3 s"
 	fi
-	wait_for_cs $((HELD_S * 100)) held ||
-		fail "$4: the server holds $(server_pairs | tr '\n' ','), the" \
-			"mount has $(pairs | tr '\n' ',')"
+	wait_for_cs $((HELD_S * 100)) server_holds_xprts ||
+		fail "$4: the server holds $(server_xprt_pairs | tr '\n' ','), the" \
+			"mount has $(xprt_pairs | tr '\n' ',')"
 	log "ok: $4: the server holds exactly these $(secs $(($(now_cs) - t0))) s after the remount"
 }
 
@@ -153,8 +120,9 @@ opts_are() {
 	log "ok: /proc/mounts: nconnect=$1,remoteports=$2,localports=$3"
 }
 
-# refused_remount OPTS WORDS: the remount fails, the kernel log names
-# WORDS (empty: says nothing, as NFS's stock range checks do without an
+# refused_remount OPTS WORDS [ERROR]: the remount fails with ERROR (as
+# mount.nfs words it; default EINVAL's), the kernel log names WORDS
+# (empty: says nothing, as NFS's stock range checks do without an
 # fs_context log), without a warning, and the mount's options and
 # transports stay
 refused_remount() {
@@ -162,13 +130,13 @@ refused_remount() {
 
 	mark=$(dmesg_mark)
 	opts=$(mount_opts)
-	before=$(pairs)
+	before=$(xprt_pairs)
 	if out=$(mount -o "remount,$1" "$MNT" 2>&1); then
 		fail "remount,$1 was taken"
 	fi
 	case "$out" in
-	*"incorrect mount option"*) ;;
-	*) fail "remount,$1 was refused, but not as EINVAL: $out" ;;
+	*"${3:-incorrect mount option}"*) ;;
+	*) fail "remount,$1 was refused, but not with '${3:-incorrect mount option}': $out" ;;
 	esac
 	[ -n "$2" ] || set -- "$1" "$out"
 	{ [ "$2" = "$out" ] || dmesg_since "$mark" | grep -qF "$2"; } ||
@@ -177,7 +145,7 @@ refused_remount() {
 	! kernel_trouble_since "$mark" ||
 		fail "remount,$1 left kernel trouble: $(kernel_trouble_since "$mark")"
 	[ "$(mount_opts)" = "$opts" ] || fail "remount,$1 changed /proc/mounts"
-	[ "$(pairs)" = "$before" ] || fail "remount,$1 changed the transports"
+	[ "$(xprt_pairs)" = "$before" ] || fail "remount,$1 changed the transports"
 	log "ok: remount,$1 refused: $(dmesg_since "$mark" | grep -F "$2" | tail -n 1 ||
 		echo "$out")"
 }
@@ -196,7 +164,7 @@ bad_input() {
 	refused_remount "remoteports=fd99::1" \
 		"address family differs from the server's"
 	refused_remount "remoteports=${S[2]}~${S[3]}" \
-		"the main transport's endpoints must stay: '$(main_dst)'"
+		"the main transport's endpoints must stay: '$(main_dst) from"
 	refused_remount "nconnect=65" ""
 	refused_remount "pathpolicy=fastest" "pathpolicy"
 }
@@ -207,7 +175,12 @@ shared() {
 	log "--- a client that two mounts share"
 	# With the options in force: another policy is another client
 	nfs_mount_on "$MNT2" "$MP_RDMA,nosharecache,$TWO,pathpolicy=$(mount_opt pathpolicy)"
-	refused_remount "$FOUR" "1 other mounts of $SERVER share its transports"
+	refused_remount "$FOUR" \
+		"$SERVER: 1 other mount of the server shares its transports" busy
+	# A remount that changes no endpoint is the stock one, shared or not
+	mount -o remount,ro "$MNT" || fail "remount,ro of a shared client failed"
+	mount -o remount,rw "$MNT" || fail "remount,rw of a shared client failed"
+	log "ok: remount,ro and rw of a shared client"
 	umount_wait "$MNT2" 60 || fail "umount $MNT2 failed"
 }
 
@@ -220,9 +193,9 @@ rdma_case() {
 	touch_all_xprts
 	check_fresh
 	SW=$(mount_switch) || fail "no xprt switch in sysfs for the mount"
-	two=$(pairs)
-	wait_for_cs $((ADD_S * 100)) placed "$two" && wait_for_cs 1000 held ||
-		fail "a fresh mount did not settle: $(server_pairs | tr '\n' ',')"
+	two=$(xprt_pairs)
+	wait_for_cs $((ADD_S * 100)) placed "$two" && wait_for_cs 1000 server_holds_xprts ||
+		fail "a fresh mount did not settle: $(server_xprt_pairs | tr '\n' ',')"
 	bad_input
 
 	trace_start "$MAX_LAT_MS"
@@ -232,7 +205,7 @@ rdma_case() {
 	remount_to "$FOUR" "spread 4" "$ADD_S" "2 to 4 paths"
 	opts_are 4 "$(canon "${S[@]:0:4}")" "$(canon "${C[@]:0:4}")"
 	opts4=$(mount_opts)
-	four=$(pairs)
+	four=$(xprt_pairs)
 	sleep 3
 	remount_to "$TWO" "$two" "$DEL_S" "4 to 2 paths"
 	opts_are 2 "$(canon "${S[@]:0:2}")" "$(canon "${C[@]:0:2}")"
@@ -273,7 +246,7 @@ fresh() {
 	touch_all_xprts
 	SW=$(mount_switch) || fail "no xprt switch in sysfs for the fresh mount"
 	same_pairs "$2" ||
-		fail "a fresh mount has $(pairs | tr '\n' ','), the remount had" \
+		fail "a fresh mount has $(xprt_pairs | tr '\n' ','), the remount had" \
 			"$(echo "$2" | tr '\n' ',')"
 	log "ok: the fresh mount has the remount's transports"
 	nfs_umount
@@ -287,8 +260,8 @@ tcp_case() {
 	nfs_mount "$MP_TCP,$TWO"
 	touch_all_xprts
 	SW=$(mount_switch) || fail "no xprt switch in sysfs for the TCP mount"
-	two=$(pairs)
-	wait_for_cs $((ADD_S * 100)) placed "$two" && wait_for_cs 1000 held ||
+	two=$(xprt_pairs)
+	wait_for_cs $((ADD_S * 100)) placed "$two" && wait_for_cs 1000 server_holds_xprts ||
 		fail "a fresh TCP mount did not settle"
 	remount_to "$FOUR" "spread 4" "$ADD_S" "TCP: 2 to 4 paths"
 	remount_to "$TWO" "$two" "$DEL_S" "TCP: 4 to 2 paths"
