@@ -5,8 +5,9 @@
 # binaries and the Debian kernel's modules.
 #
 #   mkinitramfs.sh base ABI ROOT OUT
-#	Stage a complete guest root (busybox, NFS/RDMA userland, stock module
-#	closure, guest scripts) in ROOT and write it as a newc cpio to OUT.
+#	Stage a complete guest root (busybox, NFS/RDMA userland, python3,
+#	stock module closure, guest scripts, nfsmpctl) in ROOT and write it
+#	as a newc cpio to OUT.
 #	ROOT is kept: the client overlay needs it for depmod.
 #
 #   mkinitramfs.sh overlay ABI BASEROOT UPDATES OUT
@@ -21,6 +22,7 @@
 set -eu
 
 HERE=$(cd "$(dirname "$0")" && pwd)
+TOP=$(cd "$HERE/../.." && pwd)
 
 # Real binaries (with their shared libraries). Missing ones are skipped.
 BINS="
@@ -44,6 +46,7 @@ BINS="
 /usr/bin/sha1sum /usr/bin/stat /usr/bin/seq /usr/bin/truncate
 /usr/bin/make
 /usr/sbin/request-key /usr/sbin/key.dns_resolver /usr/bin/keyctl
+/usr/bin/setpriv
 "
 
 # kmod front ends (symlinks to kmod).
@@ -59,6 +62,28 @@ cls_basic cls_flower act_mirred act_gact ifb
 sunrpc auth_rpcgss lockd grace nfs_acl nfs nfsv3 nfsv4 rpcrdma nfsd
 configfs loop inet_diag tcp_diag
 "
+
+# What of Python's standard library a command-line tool of the guests
+# never imports: its tests, IDLE, Tk, turtle, the build configuration (a
+# static libpython), 2to3, pip's bootstrap, pydoc's topics, distutils,
+# venv, the database and curses bindings, unittest, and the network
+# servers, protocols and formats (asyncio, http, email, xml, ...) and
+# process pools.  Relative to /usr/lib/python3.X; the bytecode caches
+# stay out too (see add_python).
+PY_EXCLUDE="
+test idlelib tkinter turtledemo turtle.py config-* lib2to3 ensurepip
+pydoc_data distutils venv sqlite3 dbm curses unittest
+asyncio email xml xmlrpc http html wsgiref multiprocessing concurrent
+_pydecimal.py
+lib-dynload/_test* lib-dynload/xxlimited* lib-dynload/_ctypes_test*
+lib-dynload/_xxtestfuzz* lib-dynload/_tkinter* lib-dynload/_curses*
+lib-dynload/_sqlite3* lib-dynload/_dbm* lib-dynload/_gdbm*
+lib-dynload/_asyncio* lib-dynload/_multiprocessing*
+lib-dynload/_posixshmem* lib-dynload/_elementtree*
+"
+
+# Our own commands, installed where the package installs them
+TOOLS="utils/nfsmpctl/nfsmpctl:/usr/sbin/nfsmpctl"
 
 die() {
 	echo "mkinitramfs: $*" >&2
@@ -143,6 +168,41 @@ add_userland() {
 		[ -e "$ROOT/usr/bin/$b" ] || [ -e "$ROOT/usr/sbin/$b" ] ||
 			[ -L "$ROOT/usr/bin/$b" ] || [ -L "$ROOT/usr/sbin/$b" ] ||
 			ln -s busybox "$ROOT/usr/bin/$b"
+	done
+}
+
+# Debian's python3 (the binary, not a pyenv or venv shim that PATH may
+# find first) and its standard library less $PY_EXCLUDE, for nfsmpctl.
+# No bytecode: a run as root caches what it compiled in the guest's
+# rootfs, as on any installed system.
+add_python() {
+	local py ver lib x so excl=()
+
+	py=$(readlink -f /usr/bin/python3) || true
+	[ -x "$py" ] || die "no /usr/bin/python3 (scripts/install-deps installs it)"
+	ver=${py##*/python}
+	lib=/usr/lib/python$ver
+	[ -f "$lib/os.py" ] || die "no standard library in $lib for $py"
+	copy_bin "$py"
+	ln -sf "${py##*/}" "$ROOT/usr/bin/python3"
+	for x in $PY_EXCLUDE; do
+		excl+=(--exclude="./$x")
+	done
+	mkdir -p "$ROOT$lib"
+	# -h: Debian's sitecustomize.py links to /etc
+	tar -C "$lib" -chf - --exclude=__pycache__ "${excl[@]}" . |
+		tar -C "$ROOT$lib" -xf -
+	# the libraries of the extension modules
+	for so in "$ROOT$lib"/lib-dynload/*.so; do
+		copy_bin "$lib/lib-dynload/${so##*/}"
+	done
+}
+
+add_tools() {
+	local t
+
+	for t in $TOOLS; do
+		install -D -m 755 "$TOP/${t%%:*}" "$ROOT${t#*:}"
 	done
 }
 
@@ -265,6 +325,8 @@ build_base() {
 	ABI=$1 ROOT=$2 OUT=$3
 	make_skeleton
 	add_userland
+	add_python
+	add_tools
 	stub_icudata
 	add_etc
 	add_modules
