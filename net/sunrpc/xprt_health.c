@@ -58,6 +58,21 @@ void rpc_xprt_health_kept(const struct rpc_task *task, struct rpc_xprt *xprt)
 }
 
 /* One path health file of a transport in sysfs */
+/**
+ * rpc_xprt_health_bytes - count what a path of a multipath client carried
+ * @xprt: the path's transport
+ * @sent: bytes of a call it sent, its pages included
+ * @received: bytes of a reply it received
+ */
+void rpc_xprt_health_bytes(struct rpc_xprt *xprt, unsigned int sent,
+			   unsigned int received)
+{
+	if (sent)
+		atomic64_add(sent, &xprt->health.sent);
+	if (received)
+		atomic64_add(received, &xprt->health.received);
+}
+
 ssize_t rpc_xprt_health_show(struct rpc_xprt *xprt, enum rpc_path_field field,
 			     char *buf)
 {
@@ -71,6 +86,9 @@ ssize_t rpc_xprt_health_show(struct rpc_xprt *xprt, enum rpc_path_field field,
 		return sysfs_emit(buf, "%ld\n", atomic_long_read(&h->downs));
 	case RPC_PATH_FIELD_MOVED:
 		return sysfs_emit(buf, "%ld\n", atomic_long_read(&h->moved));
+	case RPC_PATH_FIELD_BYTES:
+		return sysfs_emit(buf, "%lld %lld\n", atomic64_read(&h->sent),
+				  atomic64_read(&h->received));
 	}
 	return -EINVAL;
 }

@@ -35,6 +35,7 @@ enum rpc_path_field {
 	RPC_PATH_FIELD_STATE,		/* path_state */
 	RPC_PATH_FIELD_DOWNS,		/* path_downs */
 	RPC_PATH_FIELD_MOVED,		/* path_moved */
+	RPC_PATH_FIELD_BYTES,		/* path_bytes */
 };
 
 struct rpc_xprt_health {
@@ -42,11 +43,15 @@ struct rpc_xprt_health {
 	atomic_long_t	downs;		/* times it went from up to down */
 	atomic_long_t	moved;		/* requests that left it for another */
 	atomic_t	local_gone;	/* times its local device went away */
+	atomic64_t	sent;		/* bytes of the calls sent */
+	atomic64_t	received;	/* bytes of the replies received */
 };
 
 const char *rpc_path_state_name(unsigned int state);
 void rpc_xprt_health_moved(const struct rpc_task *task, struct rpc_xprt *xprt);
 void rpc_xprt_health_kept(const struct rpc_task *task, struct rpc_xprt *xprt);
+void rpc_xprt_health_bytes(struct rpc_xprt *xprt, unsigned int sent,
+			   unsigned int received);
 ssize_t rpc_xprt_health_show(struct rpc_xprt *xprt, enum rpc_path_field field,
 			     char *buf);
 
