@@ -33,7 +33,7 @@ MAX_LAT_MS=$(limit 2000)
 JSON=/tmp/nfsmp-dns.json
 FIO_JOB="--name=dns --directory=$MNT --rw=randwrite --bs=64k --size=24M
 	--numjobs=2 --direct=1 --ioengine=libaio --iodepth=16 --verify=crc32c
-	--verify_backlog=64 --rate=1m,1m --time_based --runtime=$(limit 100)
+	--verify_backlog=64 --rate=1m,1m --time_based --runtime=$(limit 60)
 	--group_reporting"
 
 # answer ADDR...: NAME resolves to ADDR... (none: to nothing)
@@ -161,7 +161,7 @@ main() {
 	log "--- an answer without an address"
 	mark=$(dmesg_mark)
 	answer
-	stays 15 "${S[@]:0:3}"
+	stays 11 "${S[@]:0:3}"
 	[ "$(dmesg_since "$mark" | grep -c "remoteports=dns: no answer")" = 1 ] ||
 		fail "the kernel log said 'no answer' $(dmesg_since "$mark" |
 			grep -c "remoteports=dns: no answer") times, not once"
@@ -194,10 +194,10 @@ lost_path() {
 	# The answer in use lives 5 s: the next one, 600
 	sleep 11
 	answer "${S[0]}" "${S[1]}" "${S[3]}"
-	stays 12 "${S[@]:0:3}"
+	stays 8 "${S[@]:0:3}"
 	log "ok: the new answer waits while no path is lost"
 	# A path is found lost by the requests it does not answer
-	fio_bg pid "$JSON" ${FIO_JOB/--runtime=$(limit 100)/--runtime=$(limit 40)}
+	fio_bg pid "$JSON" ${FIO_JOB/--runtime=$(limit 60)/--runtime=$(limit 40)}
 	sif=$(server_if "${S[2]}")
 	on-server "/usr/sbin/tc qdisc add dev $sif root netem loss 100%" ||
 		fail "on-server could not add netem on $sif"
@@ -220,7 +220,7 @@ remount_addresses() {
 	[ "$(mount_opt remoteports)" != dns ] ||
 		fail "/proc/mounts still shows remoteports=dns"
 	answer "${S[@]:0:4}"
-	stays 12 "${S[0]}" "${S[1]}" "${S[3]}"
+	stays 8 "${S[0]}" "${S[1]}" "${S[3]}"
 	log "ok: remoteports=$(mount_opt remoteports) stays, whatever $NAME resolves to"
 }
 

@@ -108,10 +108,11 @@ for p in sorted(m["paths"], key=lambda p: p["xprt"]):
 '
 }
 
-# load_mask: the REQS column, which moves under load, as "N" when it is
-# a number (it still must be one in both, or "-" in both)
+# load_mask: the REQS, SENT and RECEIVED columns, which move under load,
+# as "N" when they are numbers (they still must be in both, or "-" in
+# both); at rest they are compared as they are
 load_mask() {
-	awk '$8 ~ /^[0-9]+$/ { $8 = "N" } { print }'
+	awk '{ for (i = 8; i <= 10; i++) if ($i ~ /^[0-9]+$/) $i = "N"; print }'
 }
 
 # show_diff LABEL A B: the diff of texts A and B, for the record (the

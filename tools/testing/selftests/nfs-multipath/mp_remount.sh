@@ -37,7 +37,7 @@ JSON=/tmp/nfsmp-remount.json
 MNT2=/mnt/nfsmp-remount2
 FIO_JOB="--name=remount --directory=$MNT --rw=randwrite --bs=64k --size=24M
 	--numjobs=2 --direct=1 --ioengine=libaio --iodepth=16 --verify=crc32c
-	--verify_backlog=64 --rate=1m,1m --time_based --runtime=$(limit 90)
+	--verify_backlog=64 --rate=1m,1m --time_based --runtime=$(limit 60)
 	--group_reporting"
 
 # same_pairs WANT: the mount has the transports WANT
