@@ -27,6 +27,14 @@
 /* The path policy of a multipath mount without pathpolicy= */
 #define NFS_PATHPOLICY_DEFAULT	RPC_XPRT_POLICY_ROUND_ROBIN
 
+static void nfs_endpoints_log(struct fs_context *fc, struct va_format *vaf)
+{
+	/* errorf() reaches dmesg only when there is no fs_context log */
+	if (fc->log.log)
+		pr_err("NFS: %pV\n", vaf);
+	errorf(fc, "NFS: %pV", vaf);
+}
+
 /**
  * nfs_endpoints_invalf - refuse an endpoint option, with a message
  * @fc: mount context
@@ -42,12 +50,29 @@ int nfs_endpoints_invalf(struct fs_context *fc, const char *fmt, ...)
 	va_start(args, fmt);
 	vaf.fmt = fmt;
 	vaf.va = &args;
-	/* errorf() reaches dmesg only when there is no fs_context log */
-	if (fc->log.log)
-		pr_err("NFS: %pV\n", &vaf);
-	errorf(fc, "NFS: %pV", &vaf);
+	nfs_endpoints_log(fc, &vaf);
 	va_end(args);
 	return -EINVAL;
+}
+
+/**
+ * nfs_endpoints_busyf - refuse a change that others' use forbids now
+ * @fc: mount context
+ * @fmt: the message, after "NFS: "
+ *
+ * Return: -EBUSY.
+ */
+int nfs_endpoints_busyf(struct fs_context *fc, const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	nfs_endpoints_log(fc, &vaf);
+	va_end(args);
+	return -EBUSY;
 }
 
 /**
@@ -376,9 +401,7 @@ bool nfs_endpoints_trylock(struct nfs_client *clp)
  */
 void nfs_endpoints_unlock(struct nfs_client *clp)
 {
-	clear_bit_unlock(NFS_CS_ENDPOINTS_CHANGING, &clp->cl_flags);
-	smp_mb__after_atomic();
-	wake_up_bit(&clp->cl_flags, NFS_CS_ENDPOINTS_CHANGING);
+	clear_and_wake_up_bit(NFS_CS_ENDPOINTS_CHANGING, &clp->cl_flags);
 }
 
 /**

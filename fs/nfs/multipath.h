@@ -29,6 +29,8 @@ int nfs_endpoints_copy(struct rpc_endpoint_config *dst,
 void nfs_endpoints_free(struct rpc_endpoint_config *cfg);
 __printf(2, 3)
 int nfs_endpoints_invalf(struct fs_context *fc, const char *fmt, ...);
+__printf(2, 3)
+int nfs_endpoints_busyf(struct fs_context *fc, const char *fmt, ...);
 int nfs_endpoints_error(struct fs_context *fc, const char *option,
 			const struct rpc_endpoint_error *err);
 int nfs_parse_endpoints(struct fs_context *fc, bool local, const char *value);

@@ -112,6 +112,7 @@ static int nfs_dns_answer_set(const struct nfs_dns_answer *a,
  * @fresh: ask the upcall again even if the cached answer is still good
  * @setp: the set, on success
  * @expiry: when the answer expires (seconds, real time), or 0
+ * @err: the reason and the item, for -EINVAL
  *
  * Return: 0; -ENODATA for an answer without an address of @family; the
  * error of the upcall; or -EINVAL with @err filled in.

@@ -42,15 +42,13 @@ static int nfs_remount_alone(struct fs_context *fc, struct nfs_client *clp)
 	if (nfs_endpoints_alone(clp, &mounts))
 		return 0;
 	if (mounts > 1)
-		nfs_endpoints_invalf(fc,
+		return nfs_endpoints_busyf(fc,
 			"remount: %s: %u other mount%s of the server share%s its transports, so its endpoints cannot change",
 			clp->cl_hostname, mounts - 1, mounts > 2 ? "s" : "",
 			mounts > 2 ? "" : "s");
-	else
-		nfs_endpoints_invalf(fc,
-			"remount: %s: a mount that may share its transports is being set up: try again",
-			clp->cl_hostname);
-	return -EBUSY;
+	return nfs_endpoints_busyf(fc,
+		"remount: %s: a mount that may share its transports is being set up: try again",
+		clp->cl_hostname);
 }
 
 /* Replace the set in @cur with the one the remount gave, if it differs */
