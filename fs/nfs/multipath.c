@@ -222,15 +222,8 @@ int nfs_validate_endpoints(struct fs_context *fc)
 	struct rpc_endpoint_config *cfg = &ctx->endpoints;
 	int ret;
 
-	if (cfg->flags & NFS_ENDPOINTS_DNS) {
-		if (!cfg->remote)
-			return nfs_endpoints_invalf(fc,
-				"remoteports=dns: the server's name was not looked up");
-		if (ctx->endpoints_offset_set)
-			return nfs_endpoints_invalf(fc,
-				"remoteports_offset= does not go with remoteports=dns, whose answer changes");
-	}
-	if (!rpc_endpoint_config_active(cfg)) {
+	if (!rpc_endpoint_config_active(cfg) &&
+	    !(cfg->flags & NFS_ENDPOINTS_DNS)) {
 		if (ctx->endpoints_policy_set)
 			return nfs_endpoints_invalf(fc,
 				"pathpolicy= needs remoteports= or localports=");
@@ -253,6 +246,14 @@ int nfs_validate_endpoints(struct fs_context *fc)
 			"remoteports= and localports= need proto=tcp or proto=rdma, not '%s'",
 			ctx->nfs_server.protocol == XPRT_TRANSPORT_UDP ?
 			"udp" : "other");
+	}
+	if (cfg->flags & NFS_ENDPOINTS_DNS) {
+		if (!cfg->remote)
+			return nfs_endpoints_invalf(fc,
+				"remoteports=dns: the server's name was not looked up");
+		if (ctx->endpoints_offset_set)
+			return nfs_endpoints_invalf(fc,
+				"remoteports_offset= does not go with remoteports=dns, whose answer changes");
 	}
 
 	ret = nfs_endpoints_resolve(fc, cfg, ctx->nfs_server.address.sa_family);
@@ -326,7 +327,7 @@ static bool nfs_endpoints_equal(const struct rpc_endpoint_config *a,
 	return rpc_endpoints_equal(a->remote, b->remote) &&
 	       rpc_endpoints_equal(a->local, b->local) &&
 	       a->offset == b->offset && a->policy == b->policy &&
-	       a->flags == b->flags;
+	       (a->flags & NFS_ENDPOINTS_DNS) == (b->flags & NFS_ENDPOINTS_DNS);
 }
 
 /**

@@ -900,3 +900,4 @@ void rpc_endpoints_place(unsigned int i, unsigned int nr_remote,
 	*remote = rpc_endpoints_mod_add(*remote, turn % r, r);
 	*local = i % l;
 }
+EXPORT_SYMBOL_GPL(rpc_endpoints_place);

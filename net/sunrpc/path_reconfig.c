@@ -290,7 +290,7 @@ int rpc_path_monitor_reconfigure(struct rpc_path_monitor *mon,
 	int ret;
 
 	if (!n || n > mon->max) {
-		err->reason = "more transports than a client may have";
+		err->reason = "number of transports out of range";
 		snprintf(err->item, sizeof(err->item), "%u", n);
 		return -EINVAL;
 	}

@@ -57,7 +57,6 @@ void rpc_xprt_health_kept(const struct rpc_task *task, struct rpc_xprt *xprt)
 	trace_rpc_path_keep(task, xprt);
 }
 
-/* One path health file of a transport in sysfs */
 /**
  * rpc_xprt_health_bytes - count what a path of a multipath client carried
  * @xprt: the path's transport
@@ -73,6 +72,7 @@ void rpc_xprt_health_bytes(struct rpc_xprt *xprt, unsigned int sent,
 		atomic64_add(received, &xprt->health.received);
 }
 
+/* One path health file of a transport in sysfs */
 ssize_t rpc_xprt_health_show(struct rpc_xprt *xprt, enum rpc_path_field field,
 			     char *buf)
 {
