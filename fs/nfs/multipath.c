@@ -206,6 +206,23 @@ int nfs_endpoints_resolve(struct fs_context *fc,
 }
 
 /**
+ * nfs_endpoints_stock_nconnect - hold a mount without endpoint sets to 16
+ * @fc: mount or remount context
+ *
+ * The parser takes nconnect= up to 64 for multipath mounts; the others
+ * refuse more than 16, as the parser of a stock kernel does.
+ *
+ * Return: 0, or -EINVAL with the stock message.
+ */
+int nfs_endpoints_stock_nconnect(struct fs_context *fc)
+{
+	if (nfs_fc2context(fc)->nfs_server.nconnect > NFS_MAX_CONNECTIONS)
+		return nfs_invalf(fc, "NFS: Value for '%s' out of range",
+				  "nconnect");
+	return 0;
+}
+
+/**
  * nfs_validate_endpoints - check the endpoint options against the mount
  * @fc: mount context, with the transport protocol settled
  *
@@ -227,11 +244,7 @@ int nfs_validate_endpoints(struct fs_context *fc)
 		if (ctx->endpoints_policy_set)
 			return nfs_endpoints_invalf(fc,
 				"pathpolicy= needs remoteports= or localports=");
-		/* As the parser of a stock kernel refuses it */
-		if (ctx->nfs_server.nconnect > NFS_MAX_CONNECTIONS)
-			return nfs_invalf(fc, "NFS: Value for '%s' out of range",
-					  "nconnect");
-		return 0;
+		return nfs_endpoints_stock_nconnect(fc);
 	}
 	if (ctx->version != 3)
 		return nfs_endpoints_invalf(fc,

@@ -45,6 +45,7 @@ void nfs_endpoints_unlock(struct nfs_client *clp);
 bool nfs_endpoints_alone(struct nfs_client *clp, unsigned int *mounts);
 void nfs_endpoints_commit(struct nfs_client *clp,
 			  struct rpc_endpoint_config *cfg, unsigned int n);
+int nfs_endpoints_stock_nconnect(struct fs_context *fc);
 int nfs_validate_endpoints(struct fs_context *fc);
 bool nfs_client_endpoints_match(const struct nfs_client *clp,
 				const struct nfs_client_initdata *data);

@@ -206,11 +206,7 @@ static int nfs_remount_plain(struct fs_context *fc)
 	if (nfs_remount_gives_endpoints(ctx))
 		return nfs_endpoints_invalf(fc,
 			"remount: remoteports=, localports=, remoteports_offset= and pathpolicy= need a mount made with remoteports= or localports=");
-	/* As the parser of a stock kernel refuses it */
-	if (ctx->nfs_server.nconnect > NFS_MAX_CONNECTIONS)
-		return nfs_invalf(fc, "NFS: Value for '%s' out of range",
-				  "nconnect");
-	return 0;
+	return nfs_endpoints_stock_nconnect(fc);
 }
 
 /**

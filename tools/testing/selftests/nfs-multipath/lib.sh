@@ -1004,6 +1004,34 @@ mount_switch() {
 	return 1
 }
 
+# rw_here MIB: MIB MiB written to $MNT, without a remount, and read back
+rw_here() {
+	local src=/tmp/nfsmp-rw-here.src
+
+	make_data "$src" "$1"
+	dd if="$src" of="$MNT/rw-here" bs=1M oflag=direct 2>/dev/null ||
+		fail "cannot write $MNT/rw-here"
+	[ "$(dd if="$MNT/rw-here" bs=1M iflag=direct 2>/dev/null | sha256sum |
+	     cut -d' ' -f1)" = "$(sha "$src")" ] ||
+		fail "$MNT/rw-here reads back different"
+	rm -f "$MNT/rw-here" "$src"
+	log "ok: $1 MiB written and read back"
+}
+
+# fio_done PID JSON LIMIT_MS: the fio_bg PID ended without an I/O or
+# verify error, and no write waited more than LIMIT_MS (else the trace of
+# trace_start is shown and the test fails later)
+fio_done() {
+	local rc=0 max
+
+	fio_wait "$1" $(limit 300) || rc=$?
+	fio_check "write+verify" "$rc" "$2" "write"
+	max=$(fio_max_lat "$2" "write")
+	log "largest fio latency: $max ms (limit $3 ms)"
+	[ "$max" -le "$3" ] ||
+		{ trace_show; fail_later "a request waited $max ms"; }
+}
+
 # xprt_pairs: "SERVERADDR CLIENTADDR" of each transport of the switch
 # $SW, sorted
 xprt_pairs() {

@@ -185,7 +185,7 @@ shared() {
 }
 
 rdma_case() {
-	local pid rc=0 two four max opts4 xprts
+	local pid two four opts4 xprts
 
 	PROTO=rdma
 	log "--- RDMA: $MP_RDMA,$TWO"
@@ -221,12 +221,7 @@ rdma_case() {
 		fail "/proc/mounts shows pathpolicy=$(mount_opt pathpolicy)"
 	log "ok: pathpolicy=queue-depth in force"
 	pid_gone "$pid" && fail "fio ended before the last remount"
-	fio_wait "$pid" $(limit 300) || rc=$?
-	fio_check "write+verify" "$rc" "$JSON" "write"
-	max=$(fio_max_lat "$JSON" "write")
-	log "largest fio latency: $max ms (limit $MAX_LAT_MS ms)"
-	[ "$max" -le "$MAX_LAT_MS" ] ||
-		{ trace_show; fail_later "a request waited $max ms"; }
+	fio_done "$pid" "$JSON" "$MAX_LAT_MS"
 
 	shared
 	nfs_umount
@@ -265,7 +260,7 @@ tcp_case() {
 		fail "a fresh TCP mount did not settle"
 	remount_to "$FOUR" "spread 4" "$ADD_S" "TCP: 2 to 4 paths"
 	remount_to "$TWO" "$two" "$DEL_S" "TCP: 4 to 2 paths"
-	rw_verify_here 8
+	rw_here 8
 	nfs_umount
 }
 
@@ -288,19 +283,6 @@ plain() {
 	nfs_umount
 }
 
-# rw_verify_here MIB: MIB MiB written and read back through the mount
-rw_verify_here() {
-	local src=/tmp/nfsmp-remount.src
-
-	make_data "$src" "$1"
-	dd if="$src" of="$MNT/remount" bs=1M oflag=direct 2>/dev/null ||
-		fail "cannot write $MNT/remount"
-	[ "$(dd if="$MNT/remount" bs=1M iflag=direct 2>/dev/null | sha256sum |
-	     cut -d' ' -f1)" = "$(sha "$src")" ] ||
-		fail "$MNT/remount reads back different"
-	rm -f "$MNT/remount" "$src"
-	log "ok: $1 MiB written and read back"
-}
 
 main() {
 	boost_priority
