@@ -52,16 +52,24 @@ start_client_daemons() {
 	fi
 }
 
+# wait_server: every server node serves NFS (node K at the first address
+# of $SERVER_NODE<K>_ADDRS; one node: $SERVER)
 wait_server() {
-	local i=0
-	while [ "$i" -lt "$SERVER_WAIT" ]; do
-		if timeout 5 rpcinfo -p "$SERVER" 2>/dev/null | grep -qw nfs; then
-			return 0
-		fi
-		sleep 1
-		i=$((i + 1))
+	local i=0 n=1 a
+	while [ "$n" -le "$TESTBED_SERVERS" ]; do
+		eval "set -- \$SERVER_NODE${n}_ADDRS"
+		a=$1
+		while [ "$i" -lt "$SERVER_WAIT" ]; do
+			if timeout 5 rpcinfo -p "$a" 2>/dev/null | grep -qw nfs; then
+				break
+			fi
+			sleep 1
+			i=$((i + 1))
+		done
+		[ "$i" -lt "$SERVER_WAIT" ] ||
+			fatal "server $a not serving nfs after ${SERVER_WAIT}s"
+		n=$((n + 1))
 	done
-	fatal "server $SERVER not serving nfs after ${SERVER_WAIT}s"
 }
 
 # The host's argv, as `printf %q` words, in /testbed-run/cmd.

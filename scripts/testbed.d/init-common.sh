@@ -44,20 +44,32 @@ mount_basics() {
 	chown 100:65534 /run/rpcbind
 }
 
+# ROLE: server or client; NODE: which server node (1 to 3); ROLE_NR: the
+# number in the guest's MACs and addresses (role_nr in scripts/testbed):
+# node 1 is 1, the client 2, node K>1 is K+1.  NOADDR=1: a node booted
+# again after its addresses moved to the others comes up without them.
 parse_cmdline() {
 	local w
 	ROLE=
+	NODE=1
+	NOADDR=0
 	for w in $(cat /proc/cmdline); do
 		case "$w" in
 		testbed.role=*) ROLE=${w#testbed.role=} ;;
+		testbed.node=[1-3]) NODE=${w#testbed.node=} ;;
+		testbed.noaddr=1) NOADDR=1 ;;
 		esac
 	done
 	case "$ROLE" in
-	server) ROLE_NR=1 ;;
+	server) ROLE_NR=$((NODE == 1 ? 1 : NODE + 1)) ;;
 	client) ROLE_NR=2 ;;
 	*) fatal "no testbed.role= on the kernel command line" ;;
 	esac
-	hostname "$ROLE"
+	if [ "$ROLE" = server ] && [ "$NODE" != 1 ]; then
+		hostname "server$NODE"
+	else
+		hostname "$ROLE"
+	fi
 }
 
 load_modules() {
@@ -86,21 +98,23 @@ read_config() {
 	. /testbed-run/config
 }
 
-# addr ROLE_NR K: data address of NIC K of server (1) or client (2).
+# addr ROLE_NR K: data address of NIC K of server node 1 (ROLE_NR 1), the
+# client (2), server node 2 (3) or 3 (4): 10.99.0.1.., .11.., .21.., .31..
 data_addr() {
 	if [ "$1" = 1 ]; then
 		echo "10.99.0.$((1 + $2))"
 	else
-		echo "10.99.0.$((11 + $2))"
+		echo "10.99.0.$((($1 - 1) * 10 + 1 + $2))"
 	fi
 }
 
-# The IPv6 twin of data_addr: fd99::1.. on the server, fd99::11.. here.
+# The IPv6 twin of data_addr: fd99::1.. on server node 1, fd99::11.. on
+# the client, fd99::21.. and fd99::31.. on nodes 2 and 3.
 data_addr6() {
 	if [ "$1" = 1 ]; then
 		echo "fd99::$((1 + $2))"
 	else
-		echo "fd99::1$((1 + $2))"
+		echo "fd99::$(($1 - 1))$((1 + $2))"
 	fi
 }
 
@@ -141,7 +155,13 @@ setup_net() {
 	$IP link set lo up
 	name_nics
 	set_sysctl all default
-	other=$((3 - ROLE_NR))
+	# A floating address that testbed-move adds to a NIC with an address
+	# of the same subnet is a secondary one; without this, deleting the
+	# primary (moving it away) deletes the secondaries with it.
+	echo 1 >/proc/sys/net/ipv4/conf/all/promote_secondaries
+	echo 1 >/proc/sys/net/ipv4/conf/default/promote_secondaries
+	# The peer of a p2p link (one server node only)
+	other=$((ROLE_NR == 1 ? 2 : 1))
 	: >$b
 	: >$b6
 	k=0
@@ -151,6 +171,16 @@ setup_net() {
 		me6=$(data_addr6 "$ROLE_NR" "$k")
 		peer=$(data_addr "$other" "$k")
 		set_sysctl "eth$k"
+		# Table 100+K routes what is sent from an address of ethK
+		# through ethK; testbed-move gives a moved address the
+		# rule of its new NIC.  NOADDR: the addresses are elsewhere.
+		if [ "$NOADDR" = 1 ]; then
+			echo "link set dev eth$k mtu $MTU up" >>$b
+			echo "route add 10.99.0.0/24 dev eth$k table $((100 + k))" >>$b
+			echo "route add fd99::/64 dev eth$k table $((100 + k))" >>$b6
+			k=$((k + 1))
+			continue
+		fi
 		{
 			echo "link set dev eth$k mtu $MTU up"
 			echo "addr add $me/24 dev eth$k"
@@ -169,6 +199,7 @@ setup_net() {
 		k=$((k + 1))
 	done
 	[ -e /sys/class/net/ctl0 ] || fatal "control NIC missing"
+	# on-server K reaches node K at 10.98.0.<its ROLE_NR>
 	echo "addr add 10.98.0.$ROLE_NR/24 dev ctl0" >>$b
 	echo "link set dev ctl0 up" >>$b
 	$IP -batch $b || fatal "network setup failed ($(cat $b))"
@@ -184,13 +215,29 @@ setup_rxe() {
 	done
 }
 
+# node_addrs N [6]: the data addresses of server node N (IPv6 with 6)
+node_addrs() {
+	local k=0 nr=$(($1 == 1 ? 1 : $1 + 1)) a=""
+	while [ "$k" -lt "$LINKS" ]; do
+		a="$a${a:+ }$(data_addr$2 "$nr" "$k")"
+		k=$((k + 1))
+	done
+	echo "$a"
+}
+
 write_env() {
-	local k s="" c="" si="" s6="" c6=""
+	local k n s="" c="" si="" s6="" c6="" nodes=""
+	n=1
+	while [ "$n" -le "${SERVERS:-1}" ]; do
+		s="$s${s:+ }$(node_addrs "$n")"
+		s6="$s6${s6:+ }$(node_addrs "$n" 6)"
+		nodes="${nodes}export SERVER_NODE${n}_ADDRS=\"$(node_addrs "$n")\"
+"
+		n=$((n + 1))
+	done
 	k=0
 	while [ "$k" -lt "$LINKS" ]; do
-		s="$s${s:+ }$(data_addr 1 "$k")"
 		c="$c${c:+ }$(data_addr 2 "$k")"
-		s6="$s6${s6:+ }$(data_addr6 1 "$k")"
 		c6="$c6${c6:+ }$(data_addr6 2 "$k")"
 		si="$si${si:+ }eth$k"
 		k=$((k + 1))
@@ -199,6 +246,8 @@ write_env() {
 	export PATH=$PATH
 	export HOME=/root
 	export SERVER_ADDRS="$s"
+	${nodes}export TESTBED_SERVERS=${SERVERS:-1}
+	export TESTBED_NODE=$NODE
 	export CLIENT_ADDRS="$c"
 	export SERVER_ADDRS6="$s6"
 	export CLIENT_ADDRS6="$c6"

@@ -3,10 +3,12 @@
 # Server half of the testbed init, sourced by init-common.sh: stock
 # modules, tmpfs export, NFSv3 over TCP 2049 and RDMA 20049, and the
 # on-server control service on ctl0. Stays up until the host kills it.
+# Each node of a multi-node testbed runs it; those also export /ro.
 
 EXPORT_SIZE=${EXPORT_SIZE:-1200M}
 
 start_nfs_server() {
+	local i
 	# lockd first, so that it gets the short grace period.
 	$MODPROBE lockd nlm_grace_period=10 || fatal "modprobe lockd"
 	$MODPROBE -a nfsd rpcrdma || fatal "modprobe nfsd rpcrdma"
@@ -16,6 +18,20 @@ start_nfs_server() {
 	echo 10 >/proc/fs/nfsd/nfsv4gracetime
 	mount -t tmpfs -o "size=$EXPORT_SIZE,mode=1777" tmpfs /export
 	echo "/export *(rw,no_root_squash,insecure,no_subtree_check,fsid=1,sync)" >/etc/exports
+	# Several nodes: the image that each of them serves alike, with the
+	# same fsid=, so that their file handles are the same
+	if [ "${SERVERS:-1}" != 1 ]; then
+		$MODPROBE -a crc32c_generic virtio_blk ext4 || fatal "modprobe ext4"
+		i=0
+		while [ ! -b /dev/vda ] && [ "$i" -lt 50 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		[ -b /dev/vda ] || fatal "no /dev/vda for the read-only export"
+		mkdir -p /ro
+		mount -t ext4 -o ro,noload /dev/vda /ro || fatal "mount /dev/vda /ro"
+		echo "/ro *(ro,no_root_squash,insecure,no_subtree_check,fsid=2)" >>/etc/exports
+	fi
 
 	rpcbind || fatal "rpcbind"
 	rpc.statd --no-notify || fatal "rpc.statd"

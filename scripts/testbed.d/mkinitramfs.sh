@@ -47,6 +47,7 @@ BINS="
 /usr/bin/make
 /usr/sbin/request-key /usr/sbin/key.dns_resolver /usr/bin/keyctl
 /usr/bin/setpriv
+/usr/bin/arping
 "
 
 # kmod front ends (symlinks to kmod).
@@ -61,6 +62,7 @@ sch_tbf sch_netem sch_htb sch_prio sch_fq_codel sch_ingress cls_u32 cls_matchall
 cls_basic cls_flower act_mirred act_gact ifb
 sunrpc auth_rpcgss lockd grace nfs_acl nfs nfsv3 nfsv4 rpcrdma nfsd
 configfs loop inet_diag tcp_diag
+virtio_blk ext4 crc32c_generic
 "
 
 # What of Python's standard library a command-line tool of the guests
@@ -312,6 +314,8 @@ add_scripts() {
 	done
 	install -m 755 "$HERE/on-server" "$ROOT/usr/bin/on-server"
 	install -m 755 "$HERE/testbed-link" "$ROOT/usr/bin/testbed-link"
+	install -m 755 "$HERE/testbed-move" "$ROOT/usr/bin/testbed-move"
+	ln -s testbed-move "$ROOT/usr/bin/testbed-node"
 	ln -s usr/lib/testbed/init-common.sh "$ROOT/init"
 }
 
