@@ -38,7 +38,7 @@ TESTS		?=
 BISECT		?= 1
 QUICK		?=
 
-.PHONY: all deps modules prepare unit checkpatch sparse docs series check-series check-configs check-long check-debug check-ksft check-shell selftests run-selftests bench run-bench deb deb-test check demo clean help
+.PHONY: all deps modules prepare unit checkpatch sparse docs series check-series check-configs check-long check-debug check-scale run-check-scale check-ksft check-shell selftests run-selftests bench run-bench deb deb-test check demo clean help
 
 all: modules
 
@@ -98,6 +98,19 @@ check-long: modules
 
 check-debug: deps
 	@scripts/check-debug $(TESTS)
+
+# The scale-out selftests (the selftests' Makefile's TEST_PROGS_EXTENDED +=
+# block) in a testbed of two server nodes with two links each
+SCALE_TESTS	:= $(shell sed -n '/^TEST_PROGS_EXTENDED +=/,/^$$/s/^[[:space:]]*\([a-z0-9_]*\)\.sh.*/\1/p' \
+			tools/testing/selftests/nfs-multipath/Makefile)
+
+check-scale: modules
+	@$(MAKE) --no-print-directory run-check-scale
+
+run-check-scale: deps
+	@[ -n "$(SCALE_TESTS)" ] || { echo "check-scale: no TEST_PROGS_EXTENDED += in the selftests' Makefile" >&2; exit 1; }
+	@scripts/ksft >/dev/null
+	@scripts/run-selftests --timeout 3600 --servers 2 --links 2 $(TESTBED_OPTS) -- $(SCALE_TESTS)
 
 # The selftests run inside the client guest; TESTS= picks some by name.
 selftests: modules

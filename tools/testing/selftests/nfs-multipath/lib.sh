@@ -208,25 +208,25 @@ cm_ids() {
 	}'
 }
 
-# server_rdma_links: the server's connected cm_ids on the NFS/RDMA port,
-# one "SERVERADDR:PORT CLIENTADDR:PORT" line each.  Seen from outside: the
-# server's own RDMA core.
+# server_rdma_links [K]: the server's (node K's, default 1) connected
+# cm_ids on the NFS/RDMA port, one "SERVERADDR:PORT CLIENTADDR:PORT" line
+# each.  Seen from outside: the server's own RDMA core.
 server_rdma_links() {
 	local out
 
-	out=$(on-server rdma resource show cm_id) || return 1
+	out=$(on-server "${1:-1}" rdma resource show cm_id) || return 1
 	echo "$out" | cm_ids | awk -v p=":$RDMA_PORT" '
 		$2 == "CONNECT" && substr($4, length($4) - length(p) + 1) == p {
 			print $4, $5
 		}'
 }
 
-# Connected RDMA cm_ids on the server, one "SERVERADDR CLIENTADDR" line each,
-# for the NFS/RDMA port.
+# server_rdma_conns [K]: connected RDMA cm_ids on the server (node K),
+# one "SERVERADDR CLIENTADDR" line each, for the NFS/RDMA port.
 server_rdma_conns() {
 	local links
 
-	links=$(server_rdma_links) || return 1
+	links=$(server_rdma_links "${1:-1}") || return 1
 	echo "$links" | sed -E 's/:[0-9]+( |$)/\1/g'
 }
 
@@ -1711,4 +1711,141 @@ wait_for_cs() {
 	done
 	now_var __now
 	[ -z "$__tv" ] || printf -v "$__tv" '%d' $((__now - __t0))
+}
+
+# ------------------------------------------------------------ server nodes
+#
+# A testbed of several server nodes (scripts/testbed --servers N): node K
+# has the addresses $SERVER_NODE<K>_ADDRS, on-server K reaches it, and
+# testbed-move and testbed-node move its addresses and kill or boot it.
+# Every node exports the same read-only image at $RO_EXPORT: data/fNN,
+# RO_FILES files of 4 MiB written by fio in 64 KiB blocks with crc32c
+# verify headers (scripts/testbed.d/mkroexport.sh), and SHA256SUMS.
+
+RO_EXPORT=/ro
+RO_FILES=16
+
+# need_nodes N: skip unless the testbed has at least N server nodes
+need_nodes() {
+	[ "${TESTBED_SERVERS:-1}" -ge "$1" ] ||
+		skip "needs scripts/testbed --servers $1 (make check-scale)"
+}
+
+# node_addrs K: the addresses of server node K
+node_addrs() {
+	local v=SERVER_NODE$1_ADDRS
+
+	echo "${!v}"
+}
+
+# node_conns_per_addr K: "ADDR N" for each address that server node K
+# holds RDMA connections to, sorted
+node_conns_per_addr() {
+	local conns
+
+	conns=$(server_rdma_conns "$1") || return 1
+	echo "$conns" | awk 'NF { n[$1]++ } END { for (a in n) print a, n[a] }' | sort
+}
+
+# nodes_carry N K...: each of node K's own addresses, for each K, carries
+# exactly N RDMA connections, and node K holds no others
+nodes_carry() {
+	local n=$1 k want a
+
+	shift
+	for k in "$@"; do
+		want=$(for a in $(node_addrs "$k"); do echo "$a $n"; done | sort)
+		[ "$(node_conns_per_addr "$k")" = "$want" ] || return 1
+	done
+}
+
+# node_carries K N ADDR...: server node K holds exactly N RDMA connections
+# to each ADDR and none to others
+node_carries() {
+	local k=$1 n=$2 want a
+
+	shift 2
+	want=$(for a in "$@"; do echo "$a $n"; done | sort)
+	[ "$(node_conns_per_addr "$k")" = "$want" ]
+}
+
+# node_tx K: bytes sent by the data NICs of server node K, "ethJ BYTES ..."
+# on one line, then the total: the NIC counters of the node itself
+node_tx() {
+	on-server "$1" 'for d in /sys/class/net/eth*; do
+		printf "%s %s " ${d##*/} $(cat $d/statistics/tx_bytes); done' |
+		awk '{ for (i = 2; i <= NF; i += 2) t += $i; print $0, "total", t }'
+}
+
+# node_tx_total K: the total of node_tx K
+node_tx_total() {
+	node_tx "$1" | awk '{ print $NF }'
+}
+
+# ro_fio_args DIR: fio jobs that read every file of the read-only export
+# mounted on DIR at random, in the blocks it was written in, and check
+# each block's crc32c: 8 readers of one request each.  Not libaio: fio
+# (3.33) reads with verify through an asynchronous engine only once,
+# whatever --time_based or --loops say.
+ro_fio_args() {
+	local files k
+
+	files=$(for ((k = 0; k < RO_FILES; k++)); do printf 'f%02d:' "$k"; done)
+	echo "--name=roread --directory=$1/data --filename=${files%:}" \
+	     "--readonly --rw=randread --bs=64k --size=$((RO_FILES * 4))M" \
+	     "--direct=1 --ioengine=psync --numjobs=8 --group_reporting --verify=crc32c"
+}
+
+# ro_sums DIR: the read-only export on DIR reads back as its SHA256SUMS
+# says, with O_DIRECT (over the wire)
+ro_sums() {
+	local f want got
+
+	while read -r want f; do
+		got=$(dd if="$1/$f" bs=1M iflag=direct 2>/dev/null | sha256sum | cut -d' ' -f1)
+		[ "$got" = "$want" ] || { echo "$f reads back as $got, not $want"; return 1; }
+	done <"$1/SHA256SUMS"
+}
+
+# lat_log_args PREFIX: fio options that log each request's issue-to-end
+# latency, stamped with the time it ended (ms since the epoch), to
+# PREFIX_lat.N.log
+lat_log_args() {
+	echo "--write_lat_log=$1 --log_avg_msec=0 --log_unix_epoch=1"
+}
+
+# lat_after_answers PREFIX EPOCHS: the largest latency of the requests in
+# PREFIX's lat logs, in ms, each measured from the later of its issue and
+# the last of EPOCHS (seconds since the epoch, when a moved address
+# answered again) before it ended: how long the I/O waited once the
+# address was back.  Also "REQUESTS SPANNED BEFORE AFTER FIRST LAST" on
+# stderr: how many requests were logged, how many were in flight across
+# an answer, how many ended 5 s or more before the first answer and after
+# the last (the I/O went on all along), and when the first request ended
+# relative to the first answer and the last relative to the last, in s.
+lat_after_answers() {
+	local prefix=$1
+
+	shift
+	cat "$prefix"_lat.*.log | awk -v answers="$*" '
+		BEGIN { n = split(answers, a, " "); for (i = 1; i <= n; i++) a[i] *= 1000 }
+		{
+			end = $1 + 0; sub(/,$/, "", $2); lat = $2 / 1e6; start = end - lat
+			from = start
+			for (i = 1; i <= n; i++)
+				if (a[i] <= end && a[i] > from) from = a[i]
+			if (from > start) spanned++
+			if (end - from > max) max = end - from
+			if (n && end < a[1] - 5000) before++
+			if (n && end > a[n] + 5000) after++
+			if (!reqs || end < first) first = end
+			if (end > last) last = end
+			reqs++
+		}
+		END {
+			printf "%d %d %d %d %.1f %.1f\n", reqs, spanned, before, after,
+			       n ? (first - a[1]) / 1000 : 0,
+			       n ? (last - a[n]) / 1000 : 0 > "/dev/stderr"
+			printf "%.0f\n", max
+		}'
 }

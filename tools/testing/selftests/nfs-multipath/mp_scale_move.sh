@@ -1,0 +1,169 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Floating addresses that move between the NICs of one server node, as a
+# cluster moves them for balance (make check-scale).  A mount with
+# nconnect=4 over the node's first two addresses A and B, from every
+# client address.  An address that moves leaves its RDMA connections
+# dead: the old device no longer has it, and the client's packets go to
+# the old NIC's MAC until the gratuitous ARP.  Each transport must connect
+# again to the same address, now answered by another soft-RoCE device.
+# Proves:
+# - after A moves to the other NIC, the node holds A's connections on that
+#   NIC's device, and I/O works; then again after it moves back;
+# - under fio (random 64 KiB O_DIRECT writes at iodepth 16, each batch
+#   read back and checked, crc32c), one address after the other moves to
+#   the other NIC every 5 s for 60 s: no I/O or verify error, and no
+#   request waits more than 2 s counted from the moment its address
+#   answered again (or from its issue, if later);
+# - afterwards each address carries its two connections again, as the
+#   node counts them, and after a remount every block verifies.
+
+. ./lib.sh
+
+read -r A B _ <<<"$(node_addrs 1)"
+[ -n "$B" ] || skip "needs two links"
+OPTS="$MP_RDMA,nconnect=4,remoteports=$A~$B,localports=$CLIENT_LIST"
+MOVES=12
+EVERY=5
+MAX_LAT_MS=$(limit 2000)
+MOVE_LOG=/tmp/nfsmp-moves.log
+LAT=/tmp/nfsmp-mvlat
+FIO_JOB="--name=move --directory=$MNT --rw=randwrite --bs=64k --size=80M
+	--numjobs=2 --direct=1 --ioengine=libaio --iodepth=16 --verify=crc32c
+	--group_reporting"
+
+# nic_of ADDR: the NIC of node 1 that has ADDR now
+nic_of() {
+	on-server 1 ip -o -4 addr show | awk -v a="$1" '$4 ~ "^" a "/" { print $2 }'
+}
+
+# other_nic ADDR: eth0 if ADDR is on eth1, else eth1
+other_nic() {
+	[ "$(nic_of "$1")" = eth1 ] && echo eth0 || echo eth1
+}
+
+# move_to ADDR NIC: testbed-move, logged, its line kept in $MOVE_LOG
+move_to() {
+	local out
+
+	out=$(testbed-move "$1" "1:$2") || { log "move of $1 to $2 failed"; return 1; }
+	log "$out"
+	echo "$out" >>"$MOVE_LOG"
+}
+
+# devs_of ADDR: the devices on which node 1 holds connections to ADDR
+devs_of() {
+	on-server 1 rdma resource show cm_id | cm_ids |
+		awk -v a="$1:$RDMA_PORT" '$2 == "CONNECT" && $4 == a { print $1 }' |
+		sort | uniq -c | awk '{ printf "%s%s x%d", s, $2, $1; s = " " }'
+}
+
+# carried_on ADDR DEV: node 1 holds A's 2 connections, on DEV
+carried_on() {
+	[ "$(devs_of "$1")" = "$2 x2" ]
+}
+
+# one_move ADDR NIC: move ADDR to NIC, see its connections made again on
+# NIC's device, and I/O work
+one_move() {
+	local t
+
+	move_to "$1" "$2" || fail "cannot move $1 to $2"
+	touch_all_xprts
+	if ! wait_for_cs -t t 3000 carried_on "$1" "rxe${2#eth}"; then
+		log "node 1 holds connections to $1 on: $(devs_of "$1")"
+		dump_paths
+		fail "the connections to $1 are not made again on rxe${2#eth}"
+	fi
+	log "ok: node 1 holds $1's connections on rxe${2#eth} $(secs "$t") s after the move"
+	rw_here 8
+}
+
+# mover: move A and B in turn to their other NIC, one every $EVERY s
+mover() {
+	local i t0 a
+
+	set +e
+	# First a while of I/O with the addresses in place
+	sleep 6
+	for ((i = 0; i < MOVES; i++)); do
+		t0=$(now_cs)
+		[ $((i % 2)) = 0 ] && a=$A || a=$B
+		move_to "$a" "$(other_nic "$a")"
+		while [ $(($(now_cs) - t0)) -lt $((EVERY * 100)) ]; do
+			sleep 0.2
+		done
+	done
+}
+
+main() {
+	local rc fpid mpid max answers reqs spanned before after first last
+
+	rm -f "$MOVE_LOG" "$LAT"_*
+	defer "rm -f $MOVE_LOG ${LAT}_* /tmp/nfsmp-mv*.json*"
+	# Whatever happens, A and B go home
+	defer "[ \"\$(nic_of $A)\" = eth0 ] || testbed-move $A 1:eth0"
+	defer "[ \"\$(nic_of $B)\" = eth1 ] || testbed-move $B 1:eth1"
+	nfs_mount "$OPTS"
+	defer "run_wait 20 rm -f $MNT/move.0.0 $MNT/move.1.0"
+	touch_all_xprts
+	check_fresh
+	show_endpoints
+	wait_for 30 node_carries 1 2 "$A" "$B" ||
+		fail "node 1 does not hold 2 connections to each of $A and $B"
+
+	log "phase 1: $A to eth1 and back"
+	one_move "$A" eth1
+	one_move "$A" eth0
+
+	log "phase 2: fio while $A and $B move, one every $EVERY s, $MOVES times"
+	trace_start "$MAX_LAT_MS"
+	: >"$MOVE_LOG"
+	rc=0
+	fio_bg fpid /tmp/nfsmp-mv1.json $FIO_JOB --verify_backlog=128 \
+		--rate=1m,1m $(lat_log_args "$LAT")
+	mover &
+	mpid=$!
+	defer "kill $mpid 2>/dev/null || true"
+	fio_wait "$fpid" 300 || rc=$?
+	wait "$mpid" || true
+	fio_check "write+verify while addresses move" "$rc" /tmp/nfsmp-mv1.json "read write"
+	[ "$(wc -l <"$MOVE_LOG")" = "$MOVES" ] ||
+		fail "only $(wc -l <"$MOVE_LOG") of $MOVES moves were made"
+	answers=$(sed -n 's/.* answered=//p' "$MOVE_LOG")
+	max=$(lat_after_answers "$LAT" $answers 2>/tmp/nfsmp-mv.spans)
+	read -r reqs spanned before after first last </tmp/nfsmp-mv.spans
+	log "moves (total s): $(awk '{ sub(/total_s=/, "", $8); printf "%s ", $8 }' "$MOVE_LOG")"
+	log "requests: $reqs logged, $spanned in flight while an address answered" \
+	    "again, $before ended 5 s before the first answer, $after 5 s after the last" \
+	    "(the I/O ended from $first s around the first answer to $last s around the last)"
+	[ "$before" -gt 0 ] && [ "$after" -gt 0 ] ||
+		fail_later "the writes did not go on all along"
+	log "largest wait after an address answered again: $max ms (limit $MAX_LAT_MS ms)"
+	if [ "$max" -gt "$MAX_LAT_MS" ]; then
+		trace_show
+		fail_later "a request waited $max ms after its address answered again"
+	fi
+
+	if wait_for 30 node_carries 1 2 "$A" "$B"; then
+		log "ok: node 1 holds 2 connections to each of $A and $B again"
+	else
+		node_conns_per_addr 1 | sed 's/^/node 1 holds: /'
+		dump_paths
+		fail_later "the addresses do not carry their transports again"
+	fi
+	show_endpoints
+
+	log "phase 3: remount, verify every block"
+	nfs_umount
+	nfs_mount "$OPTS"
+	rc=0
+	fio_bg fpid /tmp/nfsmp-mv2.json $FIO_JOB --verify_only
+	fio_wait "$fpid" 180 || rc=$?
+	fio_check "verify-only after remount" "$rc" /tmp/nfsmp-mv2.json read
+	rm -f "$MNT"/move.*
+	fail_if_any
+}
+
+main
