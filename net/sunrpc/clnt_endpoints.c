@@ -9,7 +9,6 @@
  */
 
 #include <linux/inetdevice.h>
-#include <linux/jhash.h>
 #include <linux/netdevice.h>
 #include <linux/utsname.h>
 #include <net/addrconf.h>
@@ -207,26 +206,15 @@ EXPORT_SYMBOL_GPL(rpc_endpoints_resolve_local);
  * rpc_endpoints_client_offset - where this client starts in the remotes
  * @local: local endpoints of the mount, or NULL
  *
- * A stable hash of the node name and the first local endpoint, so that
- * many clients with fewer transports than remote endpoints spread over
- * all of them, and one client keeps its choice across mounts.
+ * rpc_endpoints_offset() of this host's node name and @local: a stable
+ * hash, so that many clients with fewer transports than remote endpoints
+ * spread over all of them, and one client keeps its choice across mounts.
  *
  * Return: the offset (reduce it modulo the number of remote endpoints).
  */
 unsigned int rpc_endpoints_client_offset(const struct rpc_endpoint_set *local)
 {
-	const char *node = utsname()->nodename;
-	const struct rpc_endpoint *ep;
-	u32 hash;
-
-	hash = jhash(node, strnlen(node, __NEW_UTS_LEN), 0);
-	if (!local || !local->count)
-		return hash;
-	ep = &local->ep[0];
-	if (ep->sa.sa_family == AF_INET6)
-		return jhash(&ep->sin6.sin6_addr, sizeof(ep->sin6.sin6_addr),
-			     hash);
-	return jhash_1word((__force u32)ep->sin.sin_addr.s_addr, hash);
+	return rpc_endpoints_offset(utsname()->nodename, local);
 }
 EXPORT_SYMBOL_GPL(rpc_endpoints_client_offset);
 

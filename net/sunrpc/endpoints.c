@@ -8,13 +8,15 @@
  * endpoints of two sets.
  *
  * This file is pure: it opens no socket and looks at no network
- * namespace.  Interface names are left to the caller to resolve.
+ * namespace.  Interface names are left to the caller to resolve, and the
+ * node name to the caller to read.
  */
 
 #include <linux/errno.h>
 #include <linux/export.h>
 #include <linux/gcd.h>
 #include <linux/inet.h>
+#include <linux/jhash.h>
 #include <linux/kernel.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
@@ -901,3 +903,30 @@ void rpc_endpoints_place(unsigned int i, unsigned int nr_remote,
 	*local = i % l;
 }
 EXPORT_SYMBOL_GPL(rpc_endpoints_place);
+
+/**
+ * rpc_endpoints_offset - A client's default offset in the remote endpoints
+ * @node: the node name of the client, NUL-terminated
+ * @local: local endpoints of the mount, or NULL
+ *
+ * A stable hash of @node and the first local endpoint, so that many
+ * clients with fewer transports than remote endpoints spread over all of
+ * them, and one client keeps its choice across mounts.
+ *
+ * Context: Any context.
+ * Return: the offset (reduce it modulo the number of remote endpoints).
+ */
+u32 rpc_endpoints_offset(const char *node, const struct rpc_endpoint_set *local)
+{
+	const struct rpc_endpoint *ep;
+	u32 hash;
+
+	hash = jhash(node, strlen(node), 0);
+	if (!local || !local->count)
+		return hash;
+	ep = &local->ep[0];
+	if (ep->sa.sa_family == AF_INET6)
+		return jhash(&ep->sin6.sin6_addr, sizeof(ep->sin6.sin6_addr),
+			     hash);
+	return jhash_1word((__force u32)ep->sin.sin_addr.s_addr, hash);
+}

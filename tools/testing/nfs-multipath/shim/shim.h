@@ -34,6 +34,8 @@ typedef unsigned int gfp_t;
 #define __counted_by(member)
 #endif
 #define EXPORT_SYMBOL_GPL(sym)	extern int shim_exported_##sym
+#define __force
+#define fallthrough		__attribute__((__fallthrough__))
 
 #define min_t(type, a, b)	((type)(a) < (type)(b) ? (type)(a) : (type)(b))
 #define max_t(type, a, b)	((type)(a) > (type)(b) ? (type)(a) : (type)(b))
@@ -42,6 +44,11 @@ typedef unsigned int gfp_t;
 #define READ_ONCE(x)		(*(const volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+
+static inline u32 rol32(u32 word, unsigned int shift)
+{
+	return (word << (shift & 31)) | (word >> ((-shift) & 31));
+}
 
 #define check_mul_overflow(a, b, d)	__builtin_mul_overflow(a, b, d)
 #define check_add_overflow(a, b, d)	__builtin_add_overflow(a, b, d)
