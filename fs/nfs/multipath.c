@@ -159,13 +159,17 @@ unsigned int nfs_endpoints_auto_nconnect(const struct rpc_endpoint_config *cfg)
  * @cfg: the configuration, with its local endpoints resolved
  * @pinned: @cfg->offset is the one remoteports_offset= gave
  *
- * Unless pinned, the offset is derived from the node and the local
- * endpoints.  Either way it ends up below the number of remote endpoints.
+ * Unless pinned, the offset is derived from the first local endpoint or,
+ * without one, from the node name, for the number of remote endpoints.
+ * Either way it ends up below that number.
  */
 void nfs_endpoints_set_offset(struct rpc_endpoint_config *cfg, bool pinned)
 {
+	unsigned int nr_remote = nfs_endpoints_count(cfg->remote);
+
 	if (!pinned)
-		cfg->offset = rpc_endpoints_client_offset(cfg->local);
+		cfg->offset = rpc_endpoints_client_offset(cfg->local,
+							  nr_remote);
 	if (cfg->remote)
 		cfg->offset %= cfg->remote->count;
 }

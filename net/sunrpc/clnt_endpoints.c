@@ -204,17 +204,21 @@ EXPORT_SYMBOL_GPL(rpc_endpoints_resolve_local);
 
 /**
  * rpc_endpoints_client_offset - where this client starts in the remotes
- * @local: local endpoints of the mount, or NULL
+ * @local: local endpoints of the mount, resolved; may be NULL
+ * @nr_remote: number of remote endpoints
  *
- * rpc_endpoints_offset() of this host's node name and @local: a stable
- * hash, so that many clients with fewer transports than remote endpoints
- * spread over all of them, and one client keeps its choice across mounts.
+ * rpc_endpoints_offset() of this host's node name and @local: the first
+ * local endpoint's address, or without one the node name, chooses the
+ * offset, so that many clients with fewer transports than remote
+ * endpoints spread over all of them without talking to each other, and
+ * one client keeps its choice across mounts.
  *
- * Return: the offset (reduce it modulo the number of remote endpoints).
+ * Return: the offset, below @nr_remote (0 when @nr_remote is 0).
  */
-unsigned int rpc_endpoints_client_offset(const struct rpc_endpoint_set *local)
+unsigned int rpc_endpoints_client_offset(const struct rpc_endpoint_set *local,
+					 unsigned int nr_remote)
 {
-	return rpc_endpoints_offset(utsname()->nodename, local);
+	return rpc_endpoints_offset(utsname()->nodename, local, nr_remote);
 }
 EXPORT_SYMBOL_GPL(rpc_endpoints_client_offset);
 

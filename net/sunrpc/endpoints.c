@@ -15,6 +15,7 @@
 #include <linux/errno.h>
 #include <linux/export.h>
 #include <linux/gcd.h>
+#include <linux/hash.h>
 #include <linux/inet.h>
 #include <linux/jhash.h>
 #include <linux/kernel.h>
@@ -907,26 +908,44 @@ EXPORT_SYMBOL_GPL(rpc_endpoints_place);
 /**
  * rpc_endpoints_offset - A client's default offset in the remote endpoints
  * @node: the node name of the client, NUL-terminated
- * @local: local endpoints of the mount, or NULL
+ * @local: local endpoints of the mount, finished (sorted); may be NULL
+ * @nr_remote: number of remote endpoints (R)
  *
- * A stable hash of @node and the first local endpoint, so that many
- * clients with fewer transports than remote endpoints spread over all of
- * them, and one client keeps its choice across mounts.
+ * Each client chooses its offset alone, from what sets it apart from the
+ * other clients, so that their windows of N < R remote endpoints (see
+ * rpc_endpoints_place()) cover the remote endpoints evenly.
+ *
+ * With local endpoints, the key is the address of the first one as a
+ * number in host order (the low 32 bits of an IPv6 address), and the
+ * offset is floor(R * frac(key * GOLDEN_RATIO_32 / 2^32)): Fibonacci
+ * hashing.  For consecutive keys that is the golden-ratio sequence, each
+ * point of which falls in one of the largest gaps left by the earlier
+ * ones (the three-distance theorem).  For any run of M <= 1000
+ * consecutive keys, wherever it starts, every arc of the ring holds
+ * its share of the M offsets within less than 4, so every remote
+ * endpoint carries the mean number of transports, M * N / R, within less
+ * than 4.  Keys without such structure spread as a hash spreads them.
+ *
+ * Without local endpoints, the key is a hash of @node, and the offsets
+ * spread as a hash spreads them.
  *
  * Context: Any context.
- * Return: the offset (reduce it modulo the number of remote endpoints).
+ * Return: the offset, below @nr_remote, or 0 when @nr_remote is 0.
  */
-u32 rpc_endpoints_offset(const char *node, const struct rpc_endpoint_set *local)
+unsigned int rpc_endpoints_offset(const char *node,
+				  const struct rpc_endpoint_set *local,
+				  unsigned int nr_remote)
 {
 	const struct rpc_endpoint *ep;
-	u32 hash;
+	u32 key;
 
-	hash = jhash(node, strlen(node), 0);
 	if (!local || !local->count)
-		return hash;
+		return reciprocal_scale(jhash(node, strlen(node), 0),
+					nr_remote);
 	ep = &local->ep[0];
 	if (ep->sa.sa_family == AF_INET6)
-		return jhash(&ep->sin6.sin6_addr, sizeof(ep->sin6.sin6_addr),
-			     hash);
-	return jhash_1word((__force u32)ep->sin.sin_addr.s_addr, hash);
+		key = be32_to_cpu(ep->sin6.sin6_addr.s6_addr32[3]);
+	else
+		key = be32_to_cpu(ep->sin.sin_addr.s_addr);
+	return reciprocal_scale(key * GOLDEN_RATIO_32, nr_remote);
 }

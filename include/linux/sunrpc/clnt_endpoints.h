@@ -43,7 +43,8 @@ rpc_endpoint_config_active(const struct rpc_endpoint_config *cfg)
 int rpc_endpoints_resolve_local(struct net *net, struct rpc_endpoint_set *set,
 				sa_family_t family,
 				struct rpc_endpoint_error *err);
-unsigned int rpc_endpoints_client_offset(const struct rpc_endpoint_set *local);
+unsigned int rpc_endpoints_client_offset(const struct rpc_endpoint_set *local,
+					 unsigned int nr_remote);
 void rpc_endpoints_xprt_args(const struct rpc_endpoint_config *cfg,
 			     unsigned int i, struct xprt_create *xprtargs,
 			     struct rpc_endpoint_addrs *addrs);

@@ -71,7 +71,8 @@ int rpc_endpoints_format(const struct rpc_endpoint_set *set, char *buf,
 void rpc_endpoints_place(unsigned int i, unsigned int nr_remote,
 			 unsigned int nr_local, unsigned int offset,
 			 unsigned int *remote, unsigned int *local);
-u32 rpc_endpoints_offset(const char *node,
-			 const struct rpc_endpoint_set *local);
+unsigned int rpc_endpoints_offset(const char *node,
+				  const struct rpc_endpoint_set *local,
+				  unsigned int nr_remote);
 
 #endif /* _LINUX_SUNRPC_ENDPOINTS_H */

@@ -50,6 +50,14 @@ static inline u32 rol32(u32 word, unsigned int shift)
 	return (word << (shift & 31)) | (word >> ((-shift) & 31));
 }
 
+/* <linux/math.h>, through <linux/kernel.h> */
+static inline u32 reciprocal_scale(u32 val, u32 ep_ro)
+{
+	return (u32)(((u64)val * ep_ro) >> 32);
+}
+
+#define be32_to_cpu(x)		ntohl(x)
+
 #define check_mul_overflow(a, b, d)	__builtin_mul_overflow(a, b, d)
 #define check_add_overflow(a, b, d)	__builtin_add_overflow(a, b, d)
 #define struct_size(p, member, n) \
