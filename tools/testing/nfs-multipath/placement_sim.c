@@ -11,7 +11,7 @@
  * it, and each of its transports goes where rpc_endpoints_place() puts
  * it.  The simulation counts the transports of every remote endpoint and
  * prints, for each case, the mean, the extremes and their ratios to the
- * mean, beside the ratio that the jhash offset of before gave;
+ * mean, beside the ratio that the hashed offset of before gave;
  * "placement: ... max/mean X" is the line to grep.
  *
  * It checks what the offset guarantees: for a run of up to 1000 clients
