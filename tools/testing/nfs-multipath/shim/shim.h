@@ -34,8 +34,6 @@ typedef unsigned int gfp_t;
 #define __counted_by(member)
 #endif
 #define EXPORT_SYMBOL_GPL(sym)	extern int shim_exported_##sym
-#define __force
-#define fallthrough		__attribute__((__fallthrough__))
 
 #define min_t(type, a, b)	((type)(a) < (type)(b) ? (type)(a) : (type)(b))
 #define max_t(type, a, b)	((type)(a) > (type)(b) ? (type)(a) : (type)(b))
@@ -44,11 +42,6 @@ typedef unsigned int gfp_t;
 #define READ_ONCE(x)		(*(const volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
-
-static inline u32 rol32(u32 word, unsigned int shift)
-{
-	return (word << (shift & 31)) | (word >> ((-shift) & 31));
-}
 
 /* <linux/math.h>, through <linux/kernel.h> */
 static inline u32 reciprocal_scale(u32 val, u32 ep_ro)
