@@ -1155,6 +1155,9 @@ trace_start() {
 	trace_event sunrpc/xprt_disconnect_auto
 	trace_event sunrpc/xprt_disconnect_done
 	trace_event rpcrdma/xprtrdma_disconnect
+	# What the RDMA CM tells the transports (UNREACHABLE: the peer's
+	# link-layer address changed)
+	trace_event rdma_cma/cm_event_handler
 }
 
 # trace_event SYS/EVENT: record it too, when the kernel has it

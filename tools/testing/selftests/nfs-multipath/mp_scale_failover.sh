@@ -29,6 +29,10 @@ ADDRS="$N1 $N2"
 OPTS="$MP_RDMA,nconnect=8,remoteports=$(echo $ADDRS | tr ' ' '~'),localports=$CLIENT_LIST"
 MAX_LAT_MS=$(limit 2000)
 MIN_SHARE=30
+# Each of the 8 readers: an unbounded load keeps the one vCPU of every
+# guest busy (LOAD_RATE in lib.sh), and the takeover's own steps then took
+# 11 to 17 s instead of 2
+READ_RATE=512k
 LAT=/tmp/nfsmp-folat
 STEPS=/tmp/nfsmp-fo.steps
 
@@ -40,10 +44,11 @@ reads_while() {
 
 	shift 2
 	rm -f "$LAT"_*
-	fio_bg fpid "/tmp/nfsmp-$name.json" $(ro_fio_args "$MNT") \
+	fio_bg fpid "/tmp/nfsmp-$name.json" $(ro_fio_args "$MNT") --rate="$READ_RATE" \
 		--time_based --runtime="$secs" $(lat_log_args "$LAT")
 	sleep 8
-	"$@" >"$STEPS" 2>&1 || { cat "$STEPS"; fail "$*: failed"; }
+	(renice -n -10 -p "$BASHPID" >/dev/null && exec "$@") >"$STEPS" 2>&1 ||
+		{ cat "$STEPS"; fail "$*: failed"; }
 	sed "s/^/$name: /" "$STEPS"
 	fio_wait "$fpid" $((secs + 120)) || rc=$?
 	fio_check "verified reads, $name" "$rc" "/tmp/nfsmp-$name.json" read
@@ -74,11 +79,12 @@ shares() {
 
 	b1=$(node_tx_total 1)
 	b2=$(node_tx_total 2)
-	fio_json /tmp/nfsmp-fo-share.json $(ro_fio_args "$MNT") \
+	fio_json /tmp/nfsmp-fo-share.json $(ro_fio_args "$MNT") --rate="$READ_RATE" \
 		--time_based --runtime=15 || rc=$?
 	fio_check "verified reads, spread" "$rc" /tmp/nfsmp-fo-share.json read
 	d1=$(($(node_tx_total 1) - b1))
 	d2=$(($(node_tx_total 2) - b2))
+	[ $((d1 + d2)) -gt 0 ] || fail "the nodes sent nothing"
 	log "node 1 sent $((d1 >> 20)) MiB ($((100 * d1 / (d1 + d2)))%)," \
 	    "node 2 $((d2 >> 20)) MiB ($((100 * d2 / (d1 + d2)))%)"
 	[ $((100 * d1 / (d1 + d2))) -ge "$MIN_SHARE" ] &&
@@ -89,7 +95,7 @@ shares() {
 main() {
 	defer "rm -f ${LAT}_* $STEPS /tmp/nfsmp-fo*.json* /tmp/nfsmp-fo.spans"
 	nfs_mount "$OPTS" "${ADDRS%% *}" "$RO_EXPORT"
-	defer node2_back
+	defer_check node2_back
 	wait_for 30 nodes_carry 2 1 2 ||
 		fail "the nodes do not hold 2 connections per address"
 	show_endpoints

@@ -9,8 +9,10 @@
 # the old NIC's MAC until the gratuitous ARP.  Each transport must connect
 # again to the same address, now answered by another soft-RoCE device.
 # Proves:
-# - after A moves to the other NIC, the node holds A's connections on that
-#   NIC's device, and I/O works; then again after it moves back;
+# - after A moves to the other NIC under small writes, the client's
+#   connections to A are new ones within 0.5 s of the moment the new owner
+#   had A and announced it (a gratuitous ARP), the node holds them on that
+#   NIC's device, and I/O works; then again after A moves back;
 # - under fio (random 64 KiB O_DIRECT writes at iodepth 16, each batch
 #   read back and checked, crc32c), one address after the other moves to
 #   the other NIC every 5 s for 60 s: no I/O or verify error, and no
@@ -27,6 +29,11 @@ OPTS="$MP_RDMA,nconnect=4,remoteports=$A~$B,localports=$CLIENT_LIST"
 MOVES=12
 EVERY=5
 MAX_LAT_MS=$(limit 2000)
+# A connection to a moved address is made again within the path
+# monitor's own time to find a path dead (path_timeout, 500 ms)
+RECONNECT_CS=$(limit 50)
+SEEN=/tmp/nfsmp-move.seen
+WRITER_ERRS=/tmp/nfsmp-move.werr
 MOVE_LOG=/tmp/nfsmp-moves.log
 LAT=/tmp/nfsmp-mvlat
 FIO_JOB="--name=move --directory=$MNT --rw=randwrite --bs=64k --size=80M
@@ -64,19 +71,81 @@ carried_on() {
 	[ "$(devs_of "$1")" = "$2 x2" ]
 }
 
-# one_move ADDR NIC: move ADDR to NIC, see its connections made again on
-# NIC's device, and I/O work
-one_move() {
-	local t
+# writer: small O_DIRECT writes over every transport, until killed; a
+# write that fails is counted in $WRITER_ERRS
+writer() {
+	set +e
+	while :; do
+		dd if=/dev/zero of="$MNT/move-writer" bs=64k count=4 oflag=direct 2>/dev/null ||
+			echo failed >>"$WRITER_ERRS"
+		sleep 0.1
+	done
+}
 
-	move_to "$1" "$2" || fail "cannot move $1 to $2"
-	touch_all_xprts
-	if ! wait_for_cs -t t 3000 carried_on "$1" "rxe${2#eth}"; then
-		log "node 1 holds connections to $1 on: $(devs_of "$1")"
-		dump_paths
-		fail "the connections to $1 are not made again on rxe${2#eth}"
+# links_to ADDR: the client's connected RPC/RDMA cm_ids to ADDR, by
+# their local address and port, sorted
+links_to() {
+	rdma resource show cm_id | cm_ids | awk -v a="$1:$RDMA_PORT" '
+		$2 == "CONNECT" && $3 == "[rpcrdma]" && $5 == a { print $4 }' | sort
+}
+
+# all_new ADDR OLD: the client has 2 connections to ADDR, none in OLD
+all_new() {
+	local now l
+
+	now=$(links_to "$1")
+	[ "$(echo "$now" | grep -c .)" = 2 ] || return 1
+	for l in $now; do
+		! grep -qxF "$l" <<<"$2" || return 1
+	done
+}
+
+# one_move ADDR NIC: under small writes, move ADDR to NIC; the client's
+# connections to ADDR are new ones within RECONNECT_CS of the moment the
+# new owner had it and announced it, and the node holds them on NIC's
+# device; then I/O works
+one_move() {
+	local old out added t ts wpid ppid
+
+	writer &
+	wpid=$!
+	defer "kill $wpid 2>/dev/null || true"
+	sleep 2
+	old=$(links_to "$1")
+	# Watch for the new connections from before the move, so that the
+	# time seen is not the move's own steps after the address was added
+	rm -f "$SEEN"
+	(wait_for_cs -i 0.05 3000 all_new "$1" "$old" && echo "$EPOCHREALTIME" >"$SEEN") &
+	ppid=$!
+	out=$(testbed-move "$1" "1:$2") || fail "cannot move $1 to $2"
+	log "$out"
+	added=${out##*added=}
+	added=${added%% *}
+	wait "$ppid" || true
+	# t: centiseconds, ts: seconds, as text (negative when the client saw
+	# them before testbed-move had heard back from the node)
+	t=999999
+	ts=never
+	if [ -s "$SEEN" ]; then
+		read -r t ts <<<"$(awk -v a="$added" -v b="$(cat "$SEEN")" \
+			'BEGIN { printf "%d %.2f\n", (b - a) * 100, b - a }')"
 	fi
-	log "ok: node 1 holds $1's connections on rxe${2#eth} $(secs "$t") s after the move"
+	kill "$wpid" 2>/dev/null || true
+	wait "$wpid" 2>/dev/null || true
+	[ ! -s "$WRITER_ERRS" ] ||
+		fail "$(wc -l <"$WRITER_ERRS") small writes failed while $1 moved"
+	if ! all_new "$1" "$old" || [ "$t" -gt "$RECONNECT_CS" ]; then
+		trace_show
+		log "the client's connections to $1 before: $(echo $old); now: $(echo $(links_to "$1"))"
+		fail "the client's connections to $1 are not new $(secs "$RECONNECT_CS") s" \
+		     "after the new owner had it (seen: $ts s)"
+	fi
+	log "ok: the client's connections to $1 are new ones $ts s after the new owner had it"
+	if ! wait_for 30 carried_on "$1" "rxe${2#eth}"; then
+		log "node 1 holds connections to $1 on: $(devs_of "$1")"
+		fail "node 1 does not hold the connections to $1 on rxe${2#eth}"
+	fi
+	log "ok: node 1 holds them on rxe${2#eth}"
 	rw_here 8
 }
 
@@ -100,11 +169,11 @@ mover() {
 main() {
 	local rc fpid mpid max answers reqs spanned before after first last
 
-	rm -f "$MOVE_LOG" "$LAT"_*
-	defer "rm -f $MOVE_LOG ${LAT}_* /tmp/nfsmp-mv*.json*"
+	rm -f "$MOVE_LOG" "$LAT"_* "$WRITER_ERRS"
+	defer "rm -f $MOVE_LOG ${LAT}_* /tmp/nfsmp-mv*.json* $SEEN $WRITER_ERRS"
 	# Whatever happens, A and B go home
-	defer "[ \"\$(nic_of $A)\" = eth0 ] || testbed-move $A 1:eth0"
-	defer "[ \"\$(nic_of $B)\" = eth1 ] || testbed-move $B 1:eth1"
+	defer_check "[ \"\$(nic_of $A)\" = eth0 ] || testbed-move $A 1:eth0"
+	defer_check "[ \"\$(nic_of $B)\" = eth1 ] || testbed-move $B 1:eth1"
 	nfs_mount "$OPTS"
 	defer "run_wait 20 rm -f $MNT/move.0.0 $MNT/move.1.0"
 	touch_all_xprts
@@ -113,9 +182,11 @@ main() {
 	wait_for 30 node_carries 1 2 "$A" "$B" ||
 		fail "node 1 does not hold 2 connections to each of $A and $B"
 
-	log "phase 1: $A to eth1 and back"
+	log "phase 1: $A to eth1 and back, under small writes"
+	trace_start "$MAX_LAT_MS"
 	one_move "$A" eth1
 	one_move "$A" eth0
+	rm -f "$MNT/move-writer"
 
 	log "phase 2: fio while $A and $B move, one every $EVERY s, $MOVES times"
 	trace_start "$MAX_LAT_MS"

@@ -77,6 +77,7 @@ main() {
 	log "node 2 NICs: before $before2; after $after2"
 	d1=$((${after1##* } - ${before1##* }))
 	d2=$((${after2##* } - ${before2##* }))
+	[ $((d1 + d2)) -gt 0 ] || fail "the nodes sent nothing"
 	share1=$((100 * d1 / (d1 + d2)))
 	share2=$((100 * d2 / (d1 + d2)))
 	log "node 1 sent $((d1 >> 20)) MiB ($share1%), node 2 $((d2 >> 20)) MiB ($share2%)"
