@@ -17,6 +17,8 @@
 #                   tests) and the DKMS test on both bases
 #   make check-debug the lifetime selftests on a KASAN/lockdep/kmemleak
 #                   client kernel built from the base (an hour or more)
+#   make check-scale the scale-out selftests, over two server nodes (make
+#                   check runs them too)
 #   make deps       install the host packages (idempotent, fast when done)
 #   make bench      every benchmark scenario, side by side (QUICK=1: smaller)
 #   make deb        the nfs-multipath-dkms package (6.12 and 6.1), in build/deb/
@@ -100,7 +102,8 @@ check-debug: deps
 	@scripts/check-debug $(TESTS)
 
 # The scale-out selftests (the selftests' Makefile's TEST_PROGS_EXTENDED +=
-# block) in a testbed of two server nodes with two links each
+# block) in a testbed of two server nodes with two links each; make check
+# runs them after the others, in a boot of their own (about 7 min)
 SCALE_TESTS	:= $(shell sed -n '/^TEST_PROGS_EXTENDED +=/,/^$$/s/^[[:space:]]*\([a-z0-9_]*\)\.sh.*/\1/p' \
 			tools/testing/selftests/nfs-multipath/Makefile)
 
@@ -158,6 +161,7 @@ check: deps
 	@$(call timed,check-series BISECT=0 KSERIES=6.1)
 	@$(call timed,check-series BISECT=0)
 	@$(call timed,run-selftests)
+	@$(call timed,run-check-scale)
 	@$(call timed,check-ksft)
 	@$(call timed,run-bench QUICK=1)
 

@@ -136,7 +136,8 @@ one_move() {
 		fail "$(wc -l <"$WRITER_ERRS") small writes failed while $1 moved"
 	if ! all_new "$1" "$old" || [ "$t" -gt "$RECONNECT_CS" ]; then
 		trace_show
-		log "the client's connections to $1 before: $(echo $old); now: $(echo $(links_to "$1"))"
+		log "the client's connections to $1 before: $(echo $old);" \
+		    "now: $(echo $(links_to "$1"))"
 		fail "the client's connections to $1 are not new $(secs "$RECONNECT_CS") s" \
 		     "after the new owner had it (seen: $ts s)"
 	fi

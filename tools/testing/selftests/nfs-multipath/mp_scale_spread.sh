@@ -82,7 +82,8 @@ main() {
 	share2=$((100 * d2 / (d1 + d2)))
 	log "node 1 sent $((d1 >> 20)) MiB ($share1%), node 2 $((d2 >> 20)) MiB ($share2%)"
 	[ "$share1" -ge "$MIN_SHARE" ] && [ "$share2" -ge "$MIN_SHARE" ] ||
-		fail "the reads are not spread over the nodes (each should send at least $MIN_SHARE%)"
+		fail "the reads are not spread over the nodes" \
+		     "(each should send at least $MIN_SHARE%)"
 	log "ok: each node sent at least $MIN_SHARE% of the bytes"
 	rm -f /tmp/nfsmp-spread.json*
 }
