@@ -10,7 +10,7 @@
 # again to the same address, now answered by another soft-RoCE device.
 # Proves:
 # - after A moves to the other NIC under small writes, the client's
-#   connections to A are new ones within 0.5 s of the moment the new owner
+#   connections to A are new ones within 1 s of the moment the new owner
 #   had A and announced it (a gratuitous ARP), the node holds them on that
 #   NIC's device, and I/O works; then again after A moves back;
 # - under fio (random 64 KiB O_DIRECT writes at iodepth 16, each batch
@@ -29,11 +29,17 @@ OPTS="$MP_RDMA,nconnect=4,remoteports=$A~$B,localports=$CLIENT_LIST"
 MOVES=12
 EVERY=5
 MAX_LAT_MS=$(limit 2000)
-# A connection to a moved address is made again within the path
-# monitor's own time to find a path dead (path_timeout, 500 ms)
-RECONNECT_CS=$(limit 50)
+# A connection to a moved address is made again within twice the path
+# monitor's own time to find a path dead (path_timeout, 500 ms): the
+# client sees it at once, by the new owner's gratuitous ARP, not by the
+# pings (which took 4.19 s before the xprtrdma patch: a probe went out on
+# the dead QP).  The client's view is polled (rdma resource show, under
+# TCG): with the patch it was seen -0.05 to 0.55 s after the move's add
+# step returned, while the trace had the reconnect 16 ms after the event.
+RECONNECT_CS=$(limit 100)
 SEEN=/tmp/nfsmp-move.seen
 WRITER_ERRS=/tmp/nfsmp-move.werr
+WRITER_STOP=/tmp/nfsmp-move.wstop
 MOVE_LOG=/tmp/nfsmp-moves.log
 LAT=/tmp/nfsmp-mvlat
 FIO_JOB="--name=move --directory=$MNT --rw=randwrite --bs=64k --size=80M
@@ -71,11 +77,11 @@ carried_on() {
 	[ "$(devs_of "$1")" = "$2 x2" ]
 }
 
-# writer: small O_DIRECT writes over every transport, until killed; a
-# write that fails is counted in $WRITER_ERRS
+# writer: small O_DIRECT writes over every transport, until $WRITER_STOP
+# exists; a write that fails is counted in $WRITER_ERRS
 writer() {
 	set +e
-	while :; do
+	while [ ! -e "$WRITER_STOP" ]; do
 		dd if=/dev/zero of="$MNT/move-writer" bs=64k count=4 oflag=direct 2>/dev/null ||
 			echo failed >>"$WRITER_ERRS"
 		sleep 0.1
@@ -107,9 +113,10 @@ all_new() {
 one_move() {
 	local old out added t ts wpid ppid
 
+	rm -f "$WRITER_STOP"
 	writer &
 	wpid=$!
-	defer "kill $wpid 2>/dev/null || true"
+	defer "touch $WRITER_STOP; wait $wpid"
 	sleep 2
 	old=$(links_to "$1")
 	# Watch for the new connections from before the move, so that the
@@ -130,8 +137,8 @@ one_move() {
 		read -r t ts <<<"$(awk -v a="$added" -v b="$(cat "$SEEN")" \
 			'BEGIN { printf "%d %.2f\n", (b - a) * 100, b - a }')"
 	fi
-	kill "$wpid" 2>/dev/null || true
-	wait "$wpid" 2>/dev/null || true
+	touch "$WRITER_STOP"
+	wait "$wpid" || true
 	[ ! -s "$WRITER_ERRS" ] ||
 		fail "$(wc -l <"$WRITER_ERRS") small writes failed while $1 moved"
 	if ! all_new "$1" "$old" || [ "$t" -gt "$RECONNECT_CS" ]; then
@@ -171,7 +178,7 @@ main() {
 	local rc fpid mpid max answers reqs spanned before after first last
 
 	rm -f "$MOVE_LOG" "$LAT"_* "$WRITER_ERRS"
-	defer "rm -f $MOVE_LOG ${LAT}_* /tmp/nfsmp-mv*.json* $SEEN $WRITER_ERRS"
+	defer "rm -f $MOVE_LOG ${LAT}_* /tmp/nfsmp-mv*.json* $SEEN $WRITER_ERRS $WRITER_STOP"
 	# Whatever happens, A and B go home
 	defer_check "[ \"\$(nic_of $A)\" = eth0 ] || testbed-move $A 1:eth0"
 	defer_check "[ \"\$(nic_of $B)\" = eth1 ] || testbed-move $B 1:eth1"
