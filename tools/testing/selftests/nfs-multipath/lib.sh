@@ -1018,6 +1018,18 @@ rw_here() {
 	log "ok: $1 MiB written and read back"
 }
 
+# fio_verify_only JSON [FIO ARGS...]: a verify-only pass of the fio job
+# in FIO ARGS over what it wrote, within 180 s, judged by fio_check (the
+# caller remounted, so that it reads over the wire)
+fio_verify_only() {
+	local json=$1 fpid rc=0
+
+	shift
+	fio_bg fpid "$json" "$@" --verify_only
+	fio_wait "$fpid" 180 || rc=$?
+	fio_check "verify-only after remount" "$rc" "$json" read
+}
+
 # fio_done PID JSON LIMIT_MS: the fio_bg PID ended without an I/O or
 # verify error, and no write waited more than LIMIT_MS (else the trace of
 # trace_start is shown and the test fails later)
@@ -1753,12 +1765,11 @@ node_conns_per_addr() {
 # nodes_carry N K...: each of node K's own addresses, for each K, carries
 # exactly N RDMA connections, and node K holds no others
 nodes_carry() {
-	local n=$1 k want a
+	local n=$1 k
 
 	shift
 	for k in "$@"; do
-		want=$(for a in $(node_addrs "$k"); do echo "$a $n"; done | sort)
-		[ "$(node_conns_per_addr "$k")" = "$want" ] || return 1
+		node_carries "$k" "$n" $(node_addrs "$k") || return 1
 	done
 }
 
@@ -1815,6 +1826,29 @@ ro_sums() {
 # PREFIX_lat.N.log
 lat_log_args() {
 	echo "--write_lat_log=$1 --log_avg_msec=0 --log_unix_epoch=1"
+}
+
+# judge_answers WHAT PREFIX EPOCHS: lat_after_answers PREFIX EPOCHS,
+# logged; the I/O of WHAT must have gone on from 5 s before the first
+# answer to 5 s after the last, and no request may have waited more than
+# MAX_LAT_MS after an answer (fail_later, with the trace)
+judge_answers() {
+	local what=$1 prefix=$2 max reqs spanned before after first last
+
+	shift 2
+	max=$(lat_after_answers "$prefix" "$@" 2>/tmp/nfsmp-answers.spans)
+	read -r reqs spanned before after first last </tmp/nfsmp-answers.spans
+	rm -f /tmp/nfsmp-answers.spans
+	log "$what: requests: $reqs logged, $spanned in flight while an address" \
+	    "answered again, $before ended 5 s before the first answer, $after 5 s after the last" \
+	    "(the I/O ended from $first s around the first answer to $last s around the last)"
+	[ "$before" -gt 0 ] && [ "$after" -gt 0 ] ||
+		fail_later "$what: the I/O did not go on all along"
+	log "$what: largest wait after an address answered again: $max ms (limit $MAX_LAT_MS ms)"
+	if [ "$max" -gt "$MAX_LAT_MS" ]; then
+		trace_show
+		fail_later "$what: a request waited $max ms after its address answered again"
+	fi
 }
 
 # lat_after_answers PREFIX EPOCHS: the largest latency of the requests in

@@ -202,10 +202,7 @@ main() {
 	nfs_umount
 	nfs_mount "$OPTS"
 	defer "run_wait 20 rm -f $MNT/failover.0.0 $MNT/failover.1.0"
-	rc=0
-	fio_bg fpid /tmp/nfsmp-fo3.json $FIO_JOB --verify_only
-	fio_wait "$fpid" 180 || rc=$?
-	fio_check "verify-only after remount" "$rc" /tmp/nfsmp-fo3.json read
+	fio_verify_only /tmp/nfsmp-fo3.json $FIO_JOB
 	log "ok: all $SIZE_MIB MiB verified after remount; test took $(secs $(($(now_cs) - T0))) s"
 	rm -f "$MNT"/failover.*
 	fail_if_any

@@ -106,10 +106,7 @@ main() {
 	nfs_umount
 	nfs_mount "$OPTS"
 	defer "run_wait 20 rm -f $MNT/restart.0.0 $MNT/restart.1.0"
-	rc=0
-	fio_bg fpid /tmp/nfsmp-restart2.json $FIO_JOB --verify_only
-	fio_wait "$fpid" 180 || rc=$?
-	fio_check "verify-only after remount" "$rc" /tmp/nfsmp-restart2.json read
+	fio_verify_only /tmp/nfsmp-restart2.json $FIO_JOB
 	rm -f "$MNT"/restart.*
 	log "ok: the data written across the restart verifies after a remount"
 	nfs_umount

@@ -40,7 +40,7 @@ STEPS=/tmp/nfsmp-fo.steps
 # runs, after 8 s; CMD's output in $STEPS.  The largest wait after an
 # address answered again must be within MAX_LAT_MS.
 reads_while() {
-	local secs=$1 name=$2 fpid rc=0 max reqs spanned before after first last
+	local secs=$1 name=$2 fpid rc=0
 
 	shift 2
 	rm -f "$LAT"_*
@@ -52,19 +52,7 @@ reads_while() {
 	sed "s/^/$name: /" "$STEPS"
 	fio_wait "$fpid" $((secs + 120)) || rc=$?
 	fio_check "verified reads, $name" "$rc" "/tmp/nfsmp-$name.json" read
-	max=$(lat_after_answers "$LAT" $(sed -n 's/.* answered=//p' "$STEPS") \
-		2>/tmp/nfsmp-fo.spans)
-	read -r reqs spanned before after first last </tmp/nfsmp-fo.spans
-	log "$name: requests: $reqs logged, $spanned in flight while an address" \
-	    "answered again, $before ended 5 s before the first answer, $after 5 s after the last" \
-	    "(the I/O ended from $first s around the first answer to $last s around the last)"
-	[ "$before" -gt 0 ] && [ "$after" -gt 0 ] ||
-		fail "$name: the reads did not go on all along"
-	log "$name: largest wait after an address answered again: $max ms (limit $MAX_LAT_MS ms)"
-	if [ "$max" -gt "$MAX_LAT_MS" ]; then
-		trace_show
-		fail_later "$name: a read waited $max ms after its address answered again"
-	fi
+	judge_answers "$name" "$LAT" $(sed -n 's/.* answered=//p' "$STEPS")
 }
 
 # node2_back: boot node 2 and give its addresses back, after a failure
@@ -93,7 +81,7 @@ shares() {
 }
 
 main() {
-	defer "rm -f ${LAT}_* $STEPS /tmp/nfsmp-fo*.json* /tmp/nfsmp-fo.spans"
+	defer "rm -f ${LAT}_* $STEPS /tmp/nfsmp-fo*.json*"
 	nfs_mount "$OPTS" "${ADDRS%% *}" "$RO_EXPORT"
 	defer_check node2_back
 	wait_for 30 nodes_carry 2 1 2 ||
