@@ -35,14 +35,17 @@ static int rpc_show_one_endpoint(struct rpc_clnt *clnt, struct rpc_xprt *xprt,
 	    xprt->ops->get_srcaddr(xprt, src, sizeof(src)) < 0)
 		strscpy(src, "*", sizeof(src));
 	seq_printf(seq,
-		   "\tendpoint:\t%d %s %s -> %s port %s %s path %s downs %ld moved %ld\n",
+		   "\tendpoint:\t%d %s %s -> %s port %s %s path %s downs %ld moved %ld node %d near %ld far %ld\n",
 		   xprt->id, xprt->address_strings[RPC_DISPLAY_NETID], src,
 		   xprt->address_strings[RPC_DISPLAY_ADDR],
 		   xprt->address_strings[RPC_DISPLAY_PORT],
 		   rpc_xprt_state_name(xprt),
 		   rpc_path_state_name(READ_ONCE(xprt->health.state)),
 		   atomic_long_read(&xprt->health.downs),
-		   atomic_long_read(&xprt->health.moved));
+		   atomic_long_read(&xprt->health.moved),
+		   READ_ONCE(xprt->health.node),
+		   atomic_long_read(&xprt->health.near),
+		   atomic_long_read(&xprt->health.far));
 	return 0;
 }
 
@@ -86,7 +89,9 @@ static void rpc_show_offline_endpoints(struct rpc_clnt *clnt,
  * ones first: the transport's id (as in sysfs), netid, source address (or
  * "*" while not connected), remote address, port, transport state, and the
  * path health: state, how often the path went down, and how many requests
- * moved away from it.
+ * moved away from it; then the NUMA node of its device (-1: none, or not
+ * yet connected), and how many calls it sent that came from that node
+ * (near) and from another node (far).
  * Other clients show nothing.
  */
 void rpc_clnt_show_endpoints(struct seq_file *seq, struct rpc_clnt *clnt)

@@ -9,10 +9,13 @@
  *    are four of the path's usual gaps between replies, at most
  *    path_timeout, and at least a fifth (stall) or three fifths (ping)
  *    of it: a path that answers fast is given up on fast, a slow link
- *    keeps the long timeouts.  When no other path was heard from either,
- *    the other paths are pinged too; while none answers, the server is
- *    slow or gone, not the path, which then has eight path_timeout.  Idle
- *    paths get a NULL call every path_heartbeat;
+ *    keeps the long timeouts.  A ping gets at least as long as the
+ *    transport takes to resend a lost packet, and a fifth of
+ *    path_timeout, up to twice path_timeout: a lost packet is no dead
+ *    path.  When no other path was heard from either, the other paths
+ *    are pinged too; while none answers, the server is slow or gone, not
+ *    the path, which then has eight path_timeout.  Idle paths get a NULL
+ *    call every path_heartbeat;
  *  - a path that is down is probed with back-off, RPC_PATH_PROBE_MIN_DELAY
  *    doubling up to RPC_PATH_PROBE_MAX_DELAY, or at once when its local
  *    device comes back or a transport saw a device come
@@ -77,7 +80,7 @@ static const struct kernel_param_ops rpc_path_heartbeat_ops = {
 static unsigned int rpc_path_timeout = 500;
 module_param_cb(path_timeout, &rpc_path_timeout_ops, &rpc_path_timeout, 0644);
 MODULE_PARM_DESC(path_timeout,
-		 "Longest wait of a busy path for a reply before it is pinged, and for the answer, ms, 10 to 60000 (default 500)");
+		 "Longest wait of a busy path for a reply before it is pinged, and for the answer (longer for a transport whose lost packets take longer to resend), ms, 10 to 60000 (default 500)");
 
 static unsigned int rpc_path_heartbeat = 5;
 module_param_cb(path_heartbeat, &rpc_path_heartbeat_ops, &rpc_path_heartbeat,
@@ -100,6 +103,12 @@ MODULE_PARM_DESC(path_heartbeat,
 #define RPC_PATH_STALL_MIN	1
 #define RPC_PATH_PING_MIN	3
 
+/* The longest ping time that a transport's resend time may ask for, in
+ * path_timeout: a fabric whose packet lifetime makes resends slower still
+ * needs path_timeout raised.
+ */
+#define RPC_PATH_RESEND_MAX	2
+
 /* A probe of a dead path may take this many ping timeouts: it connects */
 #define RPC_PATH_PROBE_PINGS	4
 
@@ -120,10 +129,11 @@ MODULE_PARM_DESC(path_heartbeat,
  */
 #define RPC_PATH_GAPS		4
 
-/* A path that was busy at a look in this time keeps the ticks fast.  A
- * load with pauses (a capped rate, bursts) leaves a path idle at some
- * looks; a slow tick then would let the next request go out on a dead
- * path unseen for up to a second.
+/* A path that was busy at a look in this time, or got more than one
+ * reply between two looks, keeps the ticks fast.  A load with pauses (a
+ * capped rate, bursts) leaves a path idle at most looks; a slow tick then
+ * would let the next request go out on a dead path unseen for up to a
+ * second.
  */
 #define RPC_PATH_BUSY_LINGER	(2 * HZ)
 
@@ -247,15 +257,43 @@ static unsigned long rpc_path_timeout_jiffies(void)
 }
 
 /* A time limit of @p: RPC_PATH_GAPS of its gaps between replies, from
- * @fifths fifths of path_timeout up to all of it
+ * @min up to path_timeout (or @min, if that is longer)
  */
 static unsigned long rpc_path_limit(const struct rpc_path *p,
-				    unsigned int fifths)
+				    unsigned long min)
 {
 	unsigned long gaps = usecs_to_jiffies(RPC_PATH_GAPS * p->gap);
-	unsigned long max = rpc_path_timeout_jiffies();
 
-	return clamp(gaps, max * fifths / 5, max);
+	return clamp(gaps, min, max(min, rpc_path_timeout_jiffies()));
+}
+
+/* The stall time of @p: at least RPC_PATH_STALL_MIN fifths of path_timeout */
+static unsigned long rpc_path_stall(const struct rpc_path *p)
+{
+	unsigned long timeout = rpc_path_timeout_jiffies();
+
+	return rpc_path_limit(p, timeout * RPC_PATH_STALL_MIN / 5);
+}
+
+/* The ping time of @p.  At least RPC_PATH_PING_MIN fifths of path_timeout;
+ * and a lost packet is no dead path: where the transport knows how long
+ * its connection takes to resend one (the local ACK timeout of an RDMA
+ * queue pair), at least that and a fifth of path_timeout, up to
+ * RPC_PATH_RESEND_MAX path_timeout.  Over RoCE at the default
+ * path_timeout that is 637 ms whatever the path's gaps.
+ */
+static unsigned long rpc_path_ping_time(const struct rpc_path *p)
+{
+	unsigned long timeout = rpc_path_timeout_jiffies();
+	unsigned long lo = timeout * RPC_PATH_PING_MIN / 5;
+	unsigned int resend = READ_ONCE(p->xprt->health.resend_ms);
+	unsigned long need;
+
+	if (resend) {
+		need = msecs_to_jiffies(resend) + timeout / 5;
+		lo = max(lo, min(need, RPC_PATH_RESEND_MAX * timeout));
+	}
+	return rpc_path_limit(p, lo);
 }
 
 /* @replies came back on @p since the last look, when it was busy: since
@@ -281,14 +319,13 @@ static unsigned long rpc_path_ping_since(const struct rpc_path *p)
 {
 	if (time_before(p->heard, p->ping_sent))
 		return p->ping_sent;
-	return p->heard + rpc_path_limit(p, RPC_PATH_STALL_MIN);
+	return p->heard + rpc_path_stall(p);
 }
 
 /* When the ping in flight on an up path has had its time */
 static unsigned long rpc_path_ping_deadline(const struct rpc_path *p)
 {
-	return rpc_path_ping_since(p) +
-	       rpc_path_limit(p, RPC_PATH_PING_MIN);
+	return rpc_path_ping_since(p) + rpc_path_ping_time(p);
 }
 
 static bool rpc_path_ping_late(const struct rpc_path *p, unsigned long now)
@@ -336,7 +373,7 @@ static void rpc_path_ask_peers(struct rpc_path *p)
 /* A path that is up: is it still?  True while it needs fast ticks. */
 static bool rpc_path_check_up(struct rpc_path *p, unsigned long now)
 {
-	unsigned long stall = rpc_path_limit(p, RPC_PATH_STALL_MIN);
+	unsigned long stall = rpc_path_stall(p);
 	bool busy = p->busy;
 
 	if (!p->carrier) {
@@ -488,6 +525,11 @@ void rpc_path_sample(struct rpc_path *p, unsigned long now)
 	/* Until its next probe: a probe in flight may still have to end */
 	if (p->mon->local_back)
 		p->device_added = true;
+	/* A light load is rarely busy at a look, but it leaves replies
+	 * between looks; more than one, unlike an idle path's heartbeat
+	 */
+	if (busy || recvs - p->recvs > 1)
+		p->busy_last = now;
 	if (recvs != p->recvs) {
 		if (p->busy)
 			rpc_path_learn_gap(p, now, recvs - p->recvs);
@@ -496,8 +538,6 @@ void rpc_path_sample(struct rpc_path *p, unsigned long now)
 	}
 	if (busy && !p->busy)
 		p->busy_since = now;
-	if (busy)
-		p->busy_last = now;
 	p->busy = busy;
 }
 

@@ -6,9 +6,10 @@
  * bound to one local endpoint.  One monitor per client watches them: at
  * creation every path gets a NULL call at once (path_ping.c), and the
  * client is usable as soon as one answered; from then on a work item on
- * xprtiod looks at every path, every 100 ms while paths are busy or
- * down and every second otherwise, judges it (path_detect.c), and takes the
- * paths that are down out of use (path_drain.c).
+ * xprtiod looks at every path, every 100 ms while paths carry requests
+ * (or did in the last 2 s) or are down and every second otherwise,
+ * judges it (path_detect.c), and takes the paths that are down out of use
+ * (path_drain.c).
  */
 
 #include <linux/kref.h>

@@ -17,9 +17,7 @@
  * transport picked last wins.
  */
 
-#include <linux/rculist.h>
 #include <linux/sunrpc/xprt.h>
-#include <linux/sunrpc/xprtmultipath.h>
 
 #include "xprt_queuedepth.h"
 
@@ -40,13 +38,9 @@ void rpc_xprt_record_rtt(struct rpc_xprt *xprt, unsigned long usecs)
 	WRITE_ONCE(xprt->rtt_avg, max(usecs, 1UL));
 }
 
-/* Not clearly slower than @fastest; a path not yet timed is not */
-static bool rpc_xprt_fast_enough(const struct rpc_xprt *xprt,
-				 unsigned long fastest)
+static bool rpc_xprt_any(const struct rpc_xprt *xprt, int unused)
 {
-	unsigned long rtt = READ_ONCE(xprt->rtt_avg);
-
-	return !rtt || rtt - rtt / 5 <= fastest;
+	return true;
 }
 
 /**
@@ -61,37 +55,5 @@ static bool rpc_xprt_fast_enough(const struct rpc_xprt *xprt,
 struct rpc_xprt *rpc_xprt_least_queued(struct list_head *head,
 				       const struct rpc_xprt *cur)
 {
-	struct rpc_xprt *pos, *least = NULL, *first = NULL;
-	unsigned long fastest = ULONG_MAX;
-	long least_len = LONG_MAX;
-	bool past_cur = false;
-
-	list_for_each_entry_rcu(pos, head, xprt_switch) {
-		long len = atomic_long_read(&pos->queuelen);
-		unsigned long rtt = READ_ONCE(pos->rtt_avg);
-
-		if (!xprt_is_active(pos) || len > least_len)
-			continue;
-		if (len < least_len) {
-			least = pos;
-			least_len = len;
-			fastest = ULONG_MAX;
-		}
-		if (rtt)
-			fastest = min(fastest, rtt);
-	}
-	list_for_each_entry_rcu(pos, head, xprt_switch) {
-		if (xprt_is_active(pos) &&
-		    atomic_long_read(&pos->queuelen) <= least_len &&
-		    rpc_xprt_fast_enough(pos, fastest)) {
-			if (past_cur)
-				return pos;
-			if (!first)
-				first = pos;
-		}
-		if (pos == cur)
-			past_cur = true;
-	}
-	/* Queues changed under the walk: the shortest one seen will do */
-	return first ?: least;
+	return rpc_xprt_least_queued_if(head, cur, rpc_xprt_any, 0);
 }

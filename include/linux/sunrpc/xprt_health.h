@@ -45,6 +45,10 @@ struct rpc_xprt_health {
 	atomic_t	local_gone;	/* times its local device went away */
 	atomic64_t	sent;		/* bytes of the calls sent */
 	atomic64_t	received;	/* bytes of the replies received */
+	unsigned int	resend_ms;	/* a lost packet may stall it so long */
+	int		node;		/* NUMA node of its local device */
+	atomic_long_t	near;		/* requests sent from their own node */
+	atomic_long_t	far;		/* requests that crossed to it */
 };
 
 const char *rpc_path_state_name(unsigned int state);
