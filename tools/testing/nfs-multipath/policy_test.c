@@ -15,30 +15,12 @@
 #include <math.h>
 
 #include <linux/sunrpc/xprtmultipath.h>
+#include "check.h"
 #include "../../../net/sunrpc/xprt_queuedepth.h"
-
-/* What net/sunrpc/xprtmultipath.c's xprt_is_active() tests. */
-bool xprt_is_active(const struct rpc_xprt *xprt)
-{
-	return kref_read(&xprt->kref) != 0 &&
-	       !test_bit(XPRT_OFFLINE, &xprt->state);
-}
 
 #define MAX_XPRTS	8
 #define MAX_DEPTH	64
 #define TICK_USECS	1000
-
-static int failures, checks;
-
-#define CHECK(cond, ...) do {						\
-	checks++;							\
-	if (!(cond)) {							\
-		failures++;						\
-		printf("FAIL %s:%d: ", __func__, __LINE__);		\
-		printf(__VA_ARGS__);					\
-		printf("\n");						\
-	}								\
-} while (0)
 
 struct sim {
 	struct list_head	head;

@@ -133,6 +133,16 @@ static inline long atomic_long_read(const atomic_long_t *v)
 	return v->counter;
 }
 
+static inline void atomic_long_inc(atomic_long_t *v)
+{
+	v->counter++;
+}
+
+/* glibc's <sys/cdefs.h> defines __always_inline already */
+#ifndef __always_inline
+#define __always_inline		inline __attribute__((__always_inline__))
+#endif
+
 static inline bool test_bit(long nr, const unsigned long *addr)
 {
 	return (*addr >> nr) & 1UL;

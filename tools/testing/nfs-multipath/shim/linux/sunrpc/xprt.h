@@ -6,6 +6,7 @@
 #ifndef SHIM_SUNRPC_XPRT_H
 #define SHIM_SUNRPC_XPRT_H
 #include "../../shim.h"
+#include "xprt_health.h"
 
 #define XPRT_OFFLINE	(7)
 
@@ -15,5 +16,6 @@ struct rpc_xprt {
 	atomic_long_t		queuelen;
 	unsigned long		rtt_avg;
 	struct list_head	xprt_switch;
+	struct rpc_xprt_health	health;
 };
 #endif

@@ -4,6 +4,10 @@
 #define SHIM_SUNRPC_XPRTMULTIPATH_H
 #include "xprt.h"
 
-/* net/sunrpc/xprtmultipath.c's, as it is there (policy_test.c) */
-bool xprt_is_active(const struct rpc_xprt *xprt);
+/* What net/sunrpc/xprtmultipath.c's xprt_is_active() tests */
+static inline bool xprt_is_active(const struct rpc_xprt *xprt)
+{
+	return kref_read(&xprt->kref) != 0 &&
+	       !test_bit(XPRT_OFFLINE, &xprt->state);
+}
 #endif
