@@ -449,17 +449,19 @@ nic_counters() {
 
 # nic_shares BEFORE AFTER: "IF BYTES PERCENT" lines from two nic_counters.
 nic_shares() {
-	echo "$1 $2" | awk '
+	bytes_shares "$(echo "$1 $2" | awk '
 		{
 			h = NF / 2
-			for (i = 1; i < h; i += 2) {
-				d[i] = $(h + i + 1) - $(i + 1)
-				tot += d[i]
-			}
 			for (i = 1; i < h; i += 2)
-				printf "%s %d %.1f\n", $i, d[i],
-				       tot ? 100 * d[i] / tot : 0
-		}'
+				print $i, $(h + i + 1) - $(i + 1)
+		}')"
+}
+
+# bytes_shares LINES: "IF BYTES PERCENT" lines from "IF BYTES" LINES
+bytes_shares() {
+	echo "$1" | awk '{ i[NR] = $1; b[NR] = $2; t += $2 } END {
+		for (k = 1; k <= NR; k++)
+			printf "%s %d %.1f\n", i[k], b[k], t ? 100 * b[k] / t : 0 }'
 }
 
 # shares_all_at_least PCT: every interface in nic_shares output on stdin
@@ -468,23 +470,27 @@ shares_all_at_least() {
 	awk -v p="$1" '$3 < p { bad = 1 } END { exit bad || !NR }'
 }
 
-# chunk_sums FILE MIB STREAMS: the sha256 of each chunk, in order.
+# chunk_sums FILE MIB STREAMS [KIB]: the sha256 of each chunk, in order,
+# read KIB KiB at a time (default 1024), as par_read_sums reads them.
 chunk_sums() {
-	local chunk=$(($2 / $3)) k
+	local bs=${4:-1024} k chunk
 
+	chunk=$(($2 * 1024 / bs / $3))
 	for k in $(seq 0 $(($3 - 1))); do
-		dd if="$1" bs=1M skip=$((k * chunk)) count=$chunk 2>/dev/null |
+		dd if="$1" bs=${bs}k skip=$((k * chunk)) count=$chunk 2>/dev/null |
 			sha256sum | cut -d' ' -f1
 	done
 }
 
-# par_write SRC DST MIB STREAMS: copy SRC to DST with STREAMS parallel
-# O_DIRECT writers, one chunk each, so that many RPCs are in flight.
+# par_write SRC DST MIB STREAMS [KIB]: copy SRC to DST with STREAMS
+# parallel O_DIRECT writers, one chunk each, so that many RPCs are in
+# flight; each write is KIB KiB (default 1024), one RPC up to the wsize.
 par_write() {
-	local chunk=$(($3 / $4)) k pids="" p rc=0
+	local bs=${5:-1024} k pids="" p rc=0 chunk
 
+	chunk=$(($3 * 1024 / bs / $4))
 	for k in $(seq 0 $(($4 - 1))); do
-		dd if="$1" of="$2" bs=1M skip=$((k * chunk)) seek=$((k * chunk)) \
+		dd if="$1" of="$2" bs=${bs}k skip=$((k * chunk)) seek=$((k * chunk)) \
 		   count=$chunk conv=notrunc oflag=direct 2>/dev/null &
 		pids="$pids $!"
 	done
@@ -494,13 +500,15 @@ par_write() {
 	return $rc
 }
 
-# par_read_sums FILE MIB STREAMS: read FILE with STREAMS parallel O_DIRECT
-# readers and print the sha256 of each chunk, in order.
+# par_read_sums FILE MIB STREAMS [KIB]: read FILE with STREAMS parallel
+# O_DIRECT readers, KIB KiB a read (default 1024), and print the sha256
+# of each chunk, in order.
 par_read_sums() {
-	local chunk=$(($2 / $3)) k pids="" p rc=0
+	local bs=${4:-1024} k pids="" p rc=0 chunk
 
+	chunk=$(($2 * 1024 / bs / $3))
 	for k in $(seq 0 $(($3 - 1))); do
-		dd if="$1" bs=1M skip=$((k * chunk)) count=$chunk iflag=direct \
+		dd if="$1" bs=${bs}k skip=$((k * chunk)) count=$chunk iflag=direct \
 		   2>/dev/null | sha256sum | cut -d' ' -f1 >"/tmp/nfsmp-sum.$k" &
 		pids="$pids $!"
 	done
@@ -552,11 +560,14 @@ mp_transfer() {
 #
 # An endpoint: line, split by white space:
 #   endpoint: ID NETID SRC -> DST port PORT XPRTSTATE path STATE downs N moved M
+#             node NODE near N far M
 # $2 the transport's id (its xprt-ID-* directory in sysfs), $4 local
 # address ("*" while not connected), $6 remote address, $9 the transport
 # state (connected, idle, connecting, offline...), $11 the path health
 # state (up, down, probing), $13 how often it went down, $15 how many
-# requests it handed to other paths.
+# requests it handed to other paths, $17 the NUMA node of its device (-1:
+# none), $19 and $21 the requests it sent that came from that node and
+# from another one.
 
 # rdma_paths_from VAR ADDR: VAR gets the endpoint ids of the mount's paths
 # from local address ADDR, taken while they are connected (the endpoint
@@ -906,7 +917,8 @@ restore_links() {
 # state files into its working directory) with JSON output.
 
 # fio_json JSON [FIO ARGS...]: run fio, results in JSON, errors in JSON.err;
-# returns fio's status.
+# returns fio's status.  With FIO_NODE=N, fio runs with its CPUs and its
+# memory on NUMA node N.
 fio_json() {
 	local json=$1
 
@@ -916,7 +928,8 @@ fio_json() {
 		if [ "$__prio_boosted" = 1 ]; then
 			renice 0 -p "$BASHPID" >/dev/null
 		fi &&
-		exec fio --output-format=json --output="$json" \
+		exec ${FIO_NODE:+numactl --cpunodebind="$FIO_NODE" --membind="$FIO_NODE"} \
+		fio --output-format=json --output="$json" \
 		--verify_state_save=0 "$@" >"$json.out" 2>"$json.err")
 }
 
@@ -1172,9 +1185,15 @@ trace_start() {
 	trace_event rdma_cma/cm_event_handler
 }
 
-# trace_event SYS/EVENT: record it too, when the kernel has it
+# trace_event SYS/EVENT [FILTER]: record it too, when the kernel has it;
+# only the events that FILTER passes, when one is given
 trace_event() {
 	[ -d "$__tr/events/$1" ] || return 0
+	if [ -n "${2:-}" ]; then
+		# A diagnostic: a kernel that refuses the filter goes without
+		echo "$2" >"$__tr/events/$1/filter" 2>/dev/null || return 0
+		defer "echo 0 >$__tr/events/$1/filter"
+	fi
 	echo 1 >"$__tr/events/$1/enable"
 	defer "echo 0 >$__tr/events/$1/enable"
 }
@@ -1885,4 +1904,74 @@ lat_after_answers() {
 			       n ? (last - a[n]) / 1000 : 0 > "/dev/stderr"
 			printf "%.0f\n", max
 		}'
+}
+
+# ------------------------------------------------------------------- NUMA
+#
+# scripts/testbed --numa gives the client two NUMA nodes, with the first
+# half of its data NICs on node 0 and the rest on node 1; TESTBED_NUMA=1
+# then.
+
+# if_node IF: the NUMA node of interface IF's device (-1: none).  A
+# virtio NIC's device has no numa_node file; its parent, the PCI
+# device, has.
+if_node() {
+	local d=/sys/class/net/$1/device
+
+	cat "$d/numa_node" 2>/dev/null || cat "$d/../numa_node" 2>/dev/null ||
+		echo -1
+}
+
+# numa_ifs NODE: the client's data interfaces whose device is on NODE
+numa_ifs() {
+	local i out=""
+
+	for i in $CLIENT_IFS; do
+		[ "$(if_node "$i")" = "$1" ] && out="$out $i"
+	done
+	echo $out
+}
+
+# numa_addrs NODE: the addresses of those interfaces, one per line
+numa_addrs() {
+	local i
+
+	for i in $(numa_ifs "$1"); do
+		word_at "$(index_of "$i" "$CLIENT_IFS")" "$CLIENT_ADDRS"
+	done
+}
+
+# need_numa: the client has data NICs on NUMA nodes 0 and 1, and numactl;
+# else the test is skipped, or fails in a testbed booted with --numa
+need_numa() {
+	[ -n "$(numa_ifs 0)" ] && [ -n "$(numa_ifs 1)" ] &&
+		command -v numactl >/dev/null && return 0
+	[ "${TESTBED_NUMA:-0}" = 1 ] &&
+		fail "a --numa testbed without data NICs on nodes 0 and 1, or without numactl"
+	skip "the client has no data NICs on two NUMA nodes (scripts/testbed --numa)"
+}
+
+# on_node NODE COMMAND...: run COMMAND with its CPUs and memory on NODE
+on_node() {
+	local n=$1
+
+	shift
+	numactl --cpunodebind="$n" --membind="$n" "$@"
+}
+
+# node_share SHARES NODE: the percent of SHARES (nic_shares) that the
+# interfaces of NODE carried
+node_share() {
+	echo "$1" | awk -v ifs=" $(numa_ifs "$2") " '
+		index(ifs, " " $1 " ") { s += $3 } END { printf "%.1f\n", s }'
+}
+
+# node_share_at_least SHARES NODE PCT: the interfaces of NODE carried at
+# least PCT percent of a window in which the NICs carried at least
+# WINDOW_MIN_BYTES
+node_share_at_least() {
+	echo "$1" | awk -v ifs=" $(numa_ifs "$2") " -v p="$3" \
+		-v min="$WINDOW_MIN_BYTES" '
+		{ tot += $2 } index(ifs, " " $1 " ") { s += $3 }
+		END { exit !(tot >= min && s >= p) }'
 }

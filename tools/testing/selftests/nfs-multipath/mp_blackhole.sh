@@ -6,7 +6,8 @@
 # with one path per NIC, netem on the server drops everything one server
 # address sends (loss 100%): requests still arrive and are executed, no
 # reply comes back, no carrier is lost.  Proves: the path is declared
-# down within 2 s (the monitor needs 0.5 to 1 s while a path is busy),
+# down within 2 s (the monitor needs 0.5 to 1.2 s while a path is busy,
+# up to 1.35 s over RoCE, whose ping time covers a resend),
 # its client NIC then carries (almost) nothing, no request waits more
 # than 2 s; when netem is removed the path is up again within 5 s and
 # carries I/O again; fio sees no error.
@@ -23,7 +24,7 @@ tcp) OPTS=$MP_TCP ;;
 *) OPTS=$MP_RDMA ;;
 esac
 OPTS="$OPTS,nconnect=4,remoteports=$SERVER_RANGE,localports=$CLIENT_LIST"
-# The documented 0.7 to 0.9 s, with room for the spread under TCG
+# The documented 0.7 to 1.3 s, with room for the spread under TCG
 DETECT_CS=$(limit 200)		# declared down within 2 s
 REJOIN_CS=$(limit 500)		# up within 5 s once the black hole is gone
 MAX_STALL_MS=$(limit 2000)	# no request waits longer, as for the other failures
@@ -44,6 +45,8 @@ main() {
 	log "black hole: the path $(path_local "$addr") -> $addr (server $sif, client $cif)"
 
 	trace_start "$MAX_STALL_MS"
+	# The monitor's pings, for the story of a slow detection
+	trace_event sunrpc/rpc_request 'procname == "NULL"'
 	load_start 120
 	balanced_load || fail "before the black hole not every client NIC carried I/O"
 
@@ -63,6 +66,7 @@ main() {
 		if [ $((at - start)) -le "$DETECT_CS" ]; then
 			log "ok: the black hole was detected within $(secs $DETECT_CS) s"
 		else
+			trace_since "black hole on $sif"
 			fail_later "the black hole took $(secs $((at - start))) s to detect," \
 				"more than $(secs $DETECT_CS) s"
 		fi
