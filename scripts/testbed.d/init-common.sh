@@ -225,8 +225,43 @@ node_addrs() {
 	echo "$a"
 }
 
+# numa_env: with --numa, in the client, the data NICs in NUMA node 0 and
+# in node 1, as its sysfs has them (their PCI expander bridge's node), and
+# their addresses, added to /etc/testbed.env.  ethK's device is the
+# virtio device, which has no numa_node file: its parent, the PCI
+# device, has.
+numa_env() {
+	local n k node i a a6
+
+	[ "$ROLE" = client ] && [ "${NUMA:-0}" = 1 ] || return 0
+	for n in 0 1; do
+		i=""
+		a=""
+		a6=""
+		k=0
+		while [ "$k" -lt "$LINKS" ]; do
+			read -r node <"/sys/class/net/eth$k/device/../numa_node"
+			case "$node" in
+			0|1) ;;
+			*) fatal "--numa: eth$k is in NUMA node $node, not 0 or 1" ;;
+			esac
+			if [ "$node" = "$n" ]; then
+				i="$i${i:+ }eth$k"
+				a="$a${a:+ }$(data_addr 2 "$k")"
+				a6="$a6${a6:+ }$(data_addr6 2 "$k")"
+			fi
+			k=$((k + 1))
+		done
+		{
+			echo "export NUMA_NODE${n}_IFS=\"$i\""
+			echo "export NUMA_NODE${n}_ADDRS=\"$a\""
+			echo "export NUMA_NODE${n}_ADDRS6=\"$a6\""
+		} >>/etc/testbed.env
+	done
+}
+
 write_env() {
-	local k n s="" c="" si="" s6="" c6="" nodes=""
+	local k n s="" c="" si="" s6="" c6="" nodes="" numa=0
 	n=1
 	while [ "$n" -le "${SERVERS:-1}" ]; do
 		s="$s${s:+ }$(node_addrs "$n")"
@@ -242,6 +277,7 @@ write_env() {
 		si="$si${si:+ }eth$k"
 		k=$((k + 1))
 	done
+	[ "$ROLE" != client ] || numa=${NUMA:-0}
 	cat >/etc/testbed.env <<-EOF
 	export PATH=$PATH
 	export HOME=/root
@@ -256,6 +292,7 @@ write_env() {
 	export SERVER=$(data_addr 1 0)
 	export EXPORT=/export
 	export TESTBED_STOCK=$STOCK
+	export TESTBED_NUMA=$numa
 	export TESTBED_LINKS=$LINKS
 	export TESTBED_TOPOLOGY=$TOPOLOGY
 	export TESTBED_MTU=$MTU
@@ -263,6 +300,7 @@ write_env() {
 	export TESTBED_CTL_SERVER=10.98.0.1
 	export TESTBED_CTL_PORT=5555
 	EOF
+	numa_env
 }
 
 main() {

@@ -48,6 +48,7 @@ BINS="
 /usr/sbin/request-key /usr/sbin/key.dns_resolver /usr/bin/keyctl
 /usr/bin/setpriv
 /usr/bin/arping
+/usr/bin/numactl
 "
 
 # kmod front ends (symlinks to kmod).
