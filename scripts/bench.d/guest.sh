@@ -7,17 +7,23 @@
 #   BENCH,<bench>,<config>,<op>,<rep>,<value>,<unit>
 #   BENCHINFO,<key>,<value>
 #   BENCHFAIL,<bench>,<config>,<what>
+#   BENCHWIN,<bench>,<config>,<op>,<rep>,<start>,<end>  (B5's windows)
 #
 # and "bench: ..." progress lines.  It asserts nothing about speed; it
 # exits non-zero when a scenario could not run at all (a mount or a fio
 # run failed), after running every other scenario.
 #
-#   guest.sh ours|stock RUNTIME RAMP REPS [CAP_MBIT]
+#   guest.sh ours|stock RUNTIME RAMP REPS QUICK ONLY POLICIES [CAP_MBIT]
 #
 # ours:  the TCG ceiling (uncapped), then B2, B3, B4 and our side of B5.
 #        CAP_MBIT (per link) is chosen from the ceiling unless given.
 # stock: B1 and the stock side of B5 (Debian's modules); CAP_MBIT is the
 #        one the ours run chose.
+# QUICK: 1 for the short run of make check (B5: fewer setups).
+# ONLY:  "all", or the scenarios to run (ceiling B1 B2 B3 B4 B5, separated
+#        by spaces or commas); the ceiling also runs when a capped
+#        scenario needs a cap and CAP_MBIT is not given.
+# POLICIES: the pathpolicy= values B5 runs over every endpoint.
 
 MNT=/mnt/bench
 . "$(dirname "$0")/../../tools/testing/selftests/nfs-multipath/lib.sh"
@@ -26,7 +32,10 @@ MODE=$1
 RUNTIME=$2
 RAMP=$3
 REPS=$4
-CAP=${5:-}
+QUICK=$5
+ONLY=$(echo "$6" | tr ',' ' ')
+POLICIES=$7
+CAP=${8:-}
 
 # The data file, pre-made on the server: NJOBS jobs each work on their own
 # JOB_MIB slice, sequential or random.
@@ -42,6 +51,14 @@ FILE=bench.dat
 # through a 3.8 MiB/s cap.
 SEQ_DEPTH=1
 RAND_DEPTH=16
+
+# B5, the client's CPU time per read: 4 KiB random reads with 64 in
+# flight (NJOBS jobs of CPU_RAND_DEPTH), and 1 MiB sequential reads with
+# 8 in flight (NJOBS jobs of CPU_SEQ_DEPTH; with 256 KiB RPCs, two per
+# transport of nconnect=16).  Uncapped: the CPUs bound them.
+CPU_RAND_DEPTH=16
+CPU_SEQ_DEPTH=2
+CPU_OPS="randread read"
 
 FAILED=0
 
@@ -66,6 +83,14 @@ emit() {
 info() {
 	echo "BENCHINFO,$1,$2"
 	echo "bench: $1 = $2"
+}
+
+# want NAME: scenario NAME is to run (see ONLY).
+want() {
+	case " $ONLY " in
+	" all "|*" $1 "*) return 0 ;;
+	esac
+	return 1
 }
 
 # bfail BENCH CONFIG WHAT: a scenario could not run; go on with the rest.
@@ -107,6 +132,17 @@ bumount() {
 
 # ---------------------------------------------------------------- fio
 
+# fio_common JSON: FIO_ARGS gets the options every fio job of the bench
+# shares: its JSON report, NJOBS jobs of JOB_MIB MiB each on $MNT/$FILE,
+# O_DIRECT through libaio, time based.  fio writes state files into its
+# working directory: run it in /tmp.
+fio_common() {
+	FIO_ARGS=(--output-format=json --output="$1" --name=bench
+		--filename="$MNT/$FILE" --size="${JOB_MIB}M"
+		--offset_increment="${JOB_MIB}M" --numjobs="$NJOBS"
+		--group_reporting --direct=1 --ioengine=libaio --time_based)
+}
+
 # fio_run OP: one fio run of OP (read, write: 1 MiB sequential; randread:
 # 4 KiB random) on $MNT/$FILE.  VALUE gets MiB/s or IOPS, UNIT the unit.
 fio_run() {
@@ -123,13 +159,9 @@ fio_run() {
 		field=iops
 		UNIT=IOPS ;;
 	esac
-	# fio writes state files into its working directory: /tmp.
+	fio_common "$json"
 	(cd /tmp && exec timeout -k 20 -s INT $((RUNTIME + RAMP + 60)) \
-		fio --output-format=json --output="$json" --name=bench \
-		--filename="$MNT/$FILE" --size=${JOB_MIB}M \
-		--offset_increment=${JOB_MIB}M --numjobs=$NJOBS \
-		--group_reporting --direct=1 --ioengine=libaio \
-		--time_based --runtime="$RUNTIME" --ramp_time="$RAMP" \
+		fio "${FIO_ARGS[@]}" --runtime="$RUNTIME" --ramp_time="$RAMP" \
 		"$@" >"$json.out" 2>"$json.err") || rc=$?
 	if [ "$rc" != 0 ] || [ "$(fio_errors "$json")" != 0 ]; then
 		sed 's/^/bench: fio: /' "$json.err" | head -n 5
@@ -288,39 +320,273 @@ b4() {
 	done
 }
 
+# ---------------------------------------------------------------- B5
+
+# B5: uncapped, the client's busy CPU time per read, from the guest's
+# /proc/stat over a window of RUNTIME s after RAMP s of fio, and the
+# reads completed in that window, from the NFS client's own count of the
+# bytes the server returned.  Both are read by this shell without a new
+# process at the window's edges (the awk of read_counts runs outside
+# it), so that the measurement costs the window nothing but two naps.
+
+# cpu_snap VAR: VAR gets "SECONDS BUSY TOTAL KERNEL" now: the wall clock,
+# and the ticks of the client's CPUs: busy (user, nice, system, irq,
+# softirq), total (those, idle, iowait and steal), kernel (system, irq,
+# softirq).
+cpu_snap() {
+	local __t=$EPOCHREALTIME __c us ni sy id io hi si st __r
+
+	read -r __c us ni sy id io hi si st __r </proc/stat
+	printf -v "$1" '%s %d %d %d' "$__t" $((us + ni + sy + hi + si)) \
+		$((us + ni + sy + id + io + hi + si + st)) $((sy + hi + si))
+}
+
+# read_counts VAR: VAR gets "BYTES RPCS": the bytes that READs of the
+# mount on $MNT returned so far (serverreadbytes) and its READ calls.
+read_counts() {
+	printf -v "$1" '%s' "$(mount_stats "$MNT" | awk '
+		$1 == "bytes:" { b = $6 }
+		$1 == "READ:" { r = $2 }
+		END { print b + 0, r + 0 }')"
+}
+
+# /proc/stat counts in USER_HZ ticks, 1/100 s on x86 (the guest has no
+# getconf).
+CPU_HZ=100
+
+# cpu_figures BS SNAP0 SNAP1 COUNTS0 COUNTS1: RATE (IOPS for 4 KiB, MiB/s
+# for larger reads), US (busy us per read), KUS (kernel us per read),
+# BUSY (% of the window) and RPCS (READ calls per read) of a window.
+cpu_figures() {
+	local f
+
+	f=$(awk -v bs="$1" -v hz="$CPU_HZ" -v a="$2" -v b="$3" -v p="$4" -v q="$5" '
+		BEGIN {
+			split(a, x, " "); split(b, y, " ")
+			split(p, r0, " "); split(q, r1, " ")
+			secs = y[1] - x[1]; total = y[3] - x[3]
+			n = (r1[1] - r0[1]) / bs
+			if (n <= 0 || secs <= 0 || total <= 0)
+				exit 1
+			rate = bs == 4096 ? n / secs : n * bs / 1048576 / secs
+			printf "%.2f %.1f %.1f %.1f %.2f\n", rate,
+				(y[2] - x[2]) * 1e6 / hz / n, (y[4] - x[4]) * 1e6 / hz / n,
+				100 * (y[2] - x[2]) / total, (r1[2] - r0[2]) / n
+		}') || return 1
+	read -r RATE US KUS BUSY RPCS <<<"$f"
+}
+
+# cpu_run OP: one fio run of OP (randread: 4 KiB random; read: 1 MiB
+# sequential) on $MNT/$FILE, measured by cpu_figures over the window;
+# WINDOW gets "START,END" (s since the epoch) for the host, which leaves
+# out the windows that other work on it disturbed.  fio runs on past the
+# window and is stopped with SIGINT.  Returns 2 when fio does not end:
+# its I/O hangs, and so will the mount's.
+cpu_run() {
+	local op=$1 json=/tmp/bench-cpu.json bs pid rc=0 alive=1 c0 c1 r0 r1
+
+	case "$op" in
+	randread)
+		bs=4096
+		set -- --rw=randread --bs=4k --iodepth=$CPU_RAND_DEPTH \
+			--norandommap --randrepeat=0
+		RATE_UNIT=IOPS ;;
+	read)
+		bs=1048576
+		set -- --rw=read --bs=1M --iodepth=$CPU_SEQ_DEPTH
+		RATE_UNIT=MiB/s ;;
+	esac
+	fio_common "$json"
+	(cd /tmp && exec timeout -k 20 -s INT $((RAMP + RUNTIME + 60)) \
+		fio "${FIO_ARGS[@]}" --runtime=$((RAMP + RUNTIME + 30)) \
+		"$@" >"$json.out" 2>"$json.err") &
+	pid=$!
+	nap "$RAMP"
+	read_counts r0
+	cpu_snap c0
+	nap "$RUNTIME"
+	cpu_snap c1
+	read_counts r1
+	kill -0 "$pid" 2>/dev/null || alive=0
+	# fio is the child of timeout ($pid)
+	pkill -INT -P "$pid" -x fio 2>/dev/null || true
+	if ! run_wait_pid "$pid" 60; then
+		echo "bench: fio does not end 60 s after SIGINT"
+		return 2
+	fi
+	wait "$pid" || rc=$?
+	# 128: fio stopped on our SIGINT
+	[ "$rc" != 128 ] || rc=0
+	if [ "$rc" != 0 ] || [ "$alive" = 0 ] || [ "$(fio_errors "$json")" != 0 ]; then
+		[ "$alive" = 1 ] || echo "bench: fio ended before the window did (exit $rc)"
+		sed 's/^/bench: fio: /' "$json.err" | head -n 5
+		return 1
+	fi
+	cpu_figures "$bs" "$c0" "$c1" "$r0" "$r1" ||
+		{ echo "bench: no read completed in the window"; return 1; }
+	WINDOW=${c0%% *},${c1%% *}
+}
+
+# cpu_idle REP: the client's busy share with no I/O, over RUNTIME s.
+cpu_idle() {
+	local c0 c1 v
+
+	cpu_snap c0
+	nap "$RUNTIME"
+	cpu_snap c1
+	v=$(awk -v a="$c0" -v b="$c1" 'BEGIN {
+		split(a, x, " "); split(b, y, " ")
+		printf "%.1f\n", 100 * (y[2] - x[2]) / (y[3] - x[3])
+	}')
+	emit B5 "$MODE idle" busy "$1" "$v" %
+	echo "BENCHWIN,B5,$MODE idle,busy,$1,${c0%% *},${c1%% *}"
+}
+
+# cpu_series CONFIG OPTS REP: mount with OPTS, one cpu_run of each op of
+# CPU_OPS (repetition REP), umount.  B5_HUNG becomes 1 when fio hung:
+# the server has died, as Debian's svcrdma did once here (an oops in
+# svc_rdma_write_info_free_async(), nconnect=64, 1 MiB reads), and the
+# rest of B5 would only wait for it.
+B5_HUNG=0
+
+cpu_series() {
+	local config=$1 opts=$2 rep=$3 op rc
+
+	echo "bench: B5 $config #$rep: mount -o $opts"
+	if ! bmount "$opts"; then
+		bfail B5 "$config" "mount failed"
+		return 0
+	fi
+	# A multipath mount returns once one path answered: let the others
+	# join before the ramp (a plain mount has no endpoint: lines).
+	case "$opts" in
+	*remoteports=*)
+		wait_for_cs 500 all_paths_up ||
+			echo "bench: B5 $config: not every path up 5 s after the mount" ;;
+	esac
+	for op in $CPU_OPS; do
+		rc=0
+		cpu_run "$op" || rc=$?
+		if [ "$rc" = 2 ]; then
+			B5_HUNG=1
+			bfail B5 "$config" "fio $op hung"
+			timeout 10 on-server "dmesg | grep -m 3 -E 'BUG|Oops|RIP'" 2>&1 |
+				sed 's/^/bench: server: /' || true
+			return 0
+		elif [ "$rc" = 0 ]; then
+			echo "BENCH,B5,$config,$op,$rep,$RATE,$RATE_UNIT"
+			echo "BENCH,B5,$config,$op-cpu,$rep,$US,us"
+			echo "BENCH,B5,$config,$op-kernel,$rep,$KUS,us"
+			echo "BENCH,B5,$config,$op-busy,$rep,$BUSY,%"
+			echo "BENCH,B5,$config,$op-rpcs,$rep,$RPCS,RPCs"
+			echo "BENCHWIN,B5,$config,$op,$rep,$WINDOW"
+			echo "bench: B5 $config $op #$rep: $RATE $RATE_UNIT," \
+				"$US us CPU per read ($KUS kernel), CPU $BUSY % busy"
+		else
+			bfail B5 "$config" "fio $op failed"
+		fi
+	done
+	bumount || bfail B5 "$config" "umount failed"
+}
+
+# b5_configs: the B5 setups of this boot, "CONFIG|OPTIONS" a line.
+# stock: (1) nconnect=16 to one address.  ours: (2) the same, a plain
+# mount; (3) remoteports= and localports= of one address each, so that
+# the path monitor and the policy work, over one rxe device each side;
+# (4) nconnect=16 over every endpoint (4 by 4), and (5) nconnect=64, each
+# with every policy of POLICIES.  QUICK: (1) to (3), what the goal needs.
+b5_configs() {
+	local p
+
+	if [ "$MODE" = stock ]; then
+		echo "stock nconnect=16|$MP_RDMA,nconnect=16"
+		return 0
+	fi
+	echo "ours nconnect=16|$MP_RDMA,nconnect=16"
+	echo "ours nconnect=16 1x1|$(mp_opts 1 16)"
+	[ "$QUICK" = 0 ] || return 0
+	for p in $POLICIES; do
+		echo "ours nconnect=16 4x4 $p|$(mp_opts 4 16),pathpolicy=$p"
+	done
+	for p in $POLICIES; do
+		echo "ours nconnect=64 4x4 $p|$(mp_opts 4 64),pathpolicy=$p"
+	done
+}
+
+# B5: every setup of b5_configs once a round, REPS rounds, each round
+# after a look at the idle CPU (not in QUICK).  The testbed's
+# rxe-qp1-watch, which the client runs under our modules only (it forks
+# rdma every 5 s), is stopped meanwhile, so that both boots' clients run
+# the same background; no link goes down here.
+b5() {
+	local rep config opts watch
+
+	uncap_links
+	watch=$(pgrep -f 'rxe-qp1-watch$' || true)
+	if [ -n "$watch" ]; then
+		kill -STOP $watch
+		defer "kill -CONT $watch"
+	fi
+	for rep in $(seq 1 "$REPS"); do
+		[ "$QUICK" = 1 ] || cpu_idle "$rep"
+		while IFS='|' read -r -u 3 config opts; do
+			cpu_series "$config" "$opts" "$rep"
+			[ "$B5_HUNG" = 0 ] || break
+		done 3<<-EOF
+		$(b5_configs)
+		EOF
+		if [ "$B5_HUNG" = 1 ]; then
+			bfail B5 rest "left out after fio hung"
+			break
+		fi
+	done
+	[ -z "$watch" ] || kill -CONT $watch
+}
+
 # With a cap given, the ceiling runs last: it only reports then, and the
 # uncapped transfers are the ones that have crashed the server guest under
 # TCG (a spurious #DB in rxe, then an oops in net_rx_action), which would
 # lose every scenario after them.
 run_ours() {
-	local given=$CAP
+	local given=$CAP capped=0
 
-	[ -n "$given" ] || ceiling
-	[ -n "$given" ] || choose_cap
-	info cap_mbit "$CAP"
-	info cap_mib "$(mbit_mib "$CAP")"
-	b2
-	b3
-	b4
-	uncap_links
-	series B5 "ours nconnect=64" "$(mp_opts 4 64)" randread
-	[ -z "$given" ] || ceiling
-	[ -z "$given" ] || choose_cap
+	if want B1 || want B2 || want B3; then
+		capped=1
+	fi
+	if [ -z "$given" ] && { [ "$capped" = 1 ] || want ceiling; }; then
+		ceiling
+		choose_cap
+	fi
+	if [ "$capped" = 1 ]; then
+		info cap_mbit "$CAP"
+		info cap_mib "$(mbit_mib "$CAP")"
+	fi
+	if want B2; then b2; fi
+	if want B3; then b3; fi
+	if want B4; then b4; fi
+	if want B5; then b5; fi
+	if [ -n "$given" ] && want ceiling; then
+		ceiling
+		choose_cap
+	fi
 }
 
 run_stock() {
-	[ -n "$CAP" ] || CAP=32
-	info cap_mbit "$CAP"
-	cap_links "$CAP" "$CAP" "$CAP" "$CAP" || bfail B1 caps "tc failed"
-	series B1 "stock nconnect=4" "$MP_RDMA,nconnect=4" "read write randread"
-	uncap_links
-	series B5 "stock nconnect=16" "$MP_RDMA,nconnect=16" randread
+	if want B1; then
+		[ -n "$CAP" ] || CAP=32
+		info cap_mbit "$CAP"
+		cap_links "$CAP" "$CAP" "$CAP" "$CAP" || bfail B1 caps "tc failed"
+		series B1 "stock nconnect=4" "$MP_RDMA,nconnect=4" "read write randread"
+	fi
+	if want B5; then b5; fi
 }
 
 main() {
 	info mode "$MODE"
 	info sunrpc "$(cat /sys/module/sunrpc/version 2>/dev/null || echo stock)"
 	info guest_kernel "$(uname -r)"
+	info only "$ONLY"
+	info policies "$POLICIES"
 	make_file || exit 1
 	case "$MODE" in
 	ours) run_ours ;;
