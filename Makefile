@@ -19,6 +19,8 @@
 #                   client kernel built from the base (an hour or more)
 #   make check-scale the scale-out selftests, over two server nodes (make
 #                   check runs them too)
+#   make check-numa the NUMA selftests, in a client with two NUMA nodes
+#                   (make check runs them too)
 #   make deps       install the host packages (idempotent, fast when done)
 #   make bench      every benchmark scenario, side by side (QUICK=1: smaller)
 #   make deb        the nfs-multipath-dkms package (6.12 and 6.1), in build/deb/
@@ -40,7 +42,7 @@ TESTS		?=
 BISECT		?= 1
 QUICK		?=
 
-.PHONY: all deps modules prepare unit checkpatch sparse docs series check-series check-configs check-long check-debug check-scale run-check-scale check-ksft check-shell selftests run-selftests bench run-bench deb deb-test check demo clean help
+.PHONY: all deps modules prepare unit checkpatch sparse docs series check-series check-configs check-long check-debug check-scale run-check-scale check-numa run-check-numa check-ksft check-shell selftests run-selftests bench run-bench deb deb-test check demo clean help
 
 all: modules
 
@@ -104,7 +106,7 @@ check-debug: deps
 # The scale-out selftests (the selftests' Makefile's TEST_PROGS_EXTENDED +=
 # block) in a testbed of two server nodes with two links each; make check
 # runs them after the others, in a boot of their own (about 7 min)
-SCALE_TESTS	:= $(shell sed -n '/^TEST_PROGS_EXTENDED +=/,/^$$/s/^[[:space:]]*\([a-z0-9_]*\)\.sh.*/\1/p' \
+SCALE_TESTS	:= $(shell sed -n '/^SCALE_PROGS :=/,/^$$/s/^[[:space:]]*\([a-z0-9_]*\)\.sh.*/\1/p' \
 			tools/testing/selftests/nfs-multipath/Makefile)
 
 check-scale: modules
@@ -114,6 +116,20 @@ run-check-scale: deps
 	@[ -n "$(SCALE_TESTS)" ] || { echo "check-scale: no TEST_PROGS_EXTENDED += in the selftests' Makefile" >&2; exit 1; }
 	@scripts/ksft >/dev/null
 	@scripts/run-selftests --timeout 3600 --servers 2 --links 2 $(TESTBED_OPTS) -- $(SCALE_TESTS)
+
+# The NUMA selftests (NUMA_PROGS of the selftests' Makefile) in a client
+# with two NUMA nodes, two data NICs on each; make check runs them after
+# the scale-out ones, in a boot of their own
+NUMA_TESTS	:= $(shell sed -n '/^NUMA_PROGS :=/,/^$$/s/^[[:space:]]*\([a-z0-9_]*\)\.sh.*/\1/p' \
+			tools/testing/selftests/nfs-multipath/Makefile)
+
+check-numa: modules
+	@$(MAKE) --no-print-directory run-check-numa
+
+run-check-numa: deps
+	@[ -n "$(NUMA_TESTS)" ] || { echo "check-numa: no NUMA_PROGS in the selftests' Makefile" >&2; exit 1; }
+	@scripts/ksft >/dev/null
+	@scripts/run-selftests --timeout 1800 --numa --links 4 $(TESTBED_OPTS) -- $(NUMA_TESTS)
 
 # The selftests run inside the client guest; TESTS= picks some by name.
 selftests: modules
@@ -162,6 +178,7 @@ check: deps
 	@$(call timed,check-series BISECT=0)
 	@$(call timed,run-selftests)
 	@$(call timed,run-check-scale)
+	@$(call timed,run-check-numa)
 	@$(call timed,check-ksft)
 	@$(call timed,run-bench QUICK=1)
 
