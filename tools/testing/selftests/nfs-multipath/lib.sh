@@ -210,13 +210,15 @@ cm_ids() {
 
 # server_rdma_links [K]: the server's (node K's, default 1) connected
 # cm_ids on the NFS/RDMA port, one "SERVERADDR:PORT CLIENTADDR:PORT" line
-# each.  Seen from outside: the server's own RDMA core.
+# each.  Seen from outside: the server's own RDMA core.  Leaves out the
+# connections that an earlier test left behind (SERVER_PRIOR).
 server_rdma_links() {
 	local out
 
 	out=$(on-server "${1:-1}" rdma resource show cm_id) || return 1
-	echo "$out" | cm_ids | awk -v p=":$RDMA_PORT" '
-		$2 == "CONNECT" && substr($4, length($4) - length(p) + 1) == p {
+	echo "$out" | cm_ids | awk -v p=":$RDMA_PORT" -v prior=",$SERVER_PRIOR" '
+		$2 == "CONNECT" && substr($4, length($4) - length(p) + 1) == p &&
+		!index(prior, "," $4 " " $5 ",") {
 			print $4, $5
 		}'
 }
@@ -230,13 +232,32 @@ server_rdma_conns() {
 	echo "$links" | sed -E 's/:[0-9]+( |$)/\1/g'
 }
 
-# client_rdma_links ADDR: the client's connected rpcrdma cm_ids from ADDR,
-# one "ADDR:PORT" each: what names one connection on both sides
+# client_rdma_links [ADDR]: the client's connected rpcrdma cm_ids from
+# ADDR (default: from any), one "ADDR:PORT" each: what names one
+# connection on both sides
 client_rdma_links() {
-	rdma resource show cm_id | cm_ids | awk -v a="$1" '
-		$2 == "CONNECT" && $3 == "[rpcrdma]" && index($4, a ":") == 1 {
+	local ids
+
+	ids=$(rdma resource show cm_id) || return 1
+	echo "$ids" | cm_ids | awk -v a="${1:-}" '
+		$2 == "CONNECT" && $3 == "[rpcrdma]" &&
+		(a == "" || index($4, a ":") == 1) {
 			print $4
 		}'
+}
+
+# server_rdma_stale [K]: the connections of server node K (default 1)
+# whose client end the client no longer holds, "SERVER:PORT CLIENT:PORT".
+# The client's CM stops resending a DREQ once rpcrdma destroys the cm_id,
+# right after rdma_disconnect(); when that one datagram is lost, the
+# (stock) server keeps the connection until it next sends on it, which
+# an idle one never does.
+server_rdma_stale() {
+	local links mine
+
+	links=$(server_rdma_links "${1:-1}") || return 1
+	mine=$(client_rdma_links) || return 1
+	echo "$links" | awk -v mine=" $(echo $mine) " 'NF && !index(mine, " " $2 " ")'
 }
 
 # server_holds LINKS...: how many of the client's LINKS (client_rdma_links)
@@ -1121,6 +1142,7 @@ dump_paths() {
 	rdma resource show qp lqpn 1 2>&1 | sed 's/^/client qp1: /'
 	on-server "/usr/sbin/ip -br link; rdma link; rdma resource show cm_id" 2>&1 |
 		sed 's/^/server: /'
+	server_rdma_stale 2>&1 | sed 's/^/server, its client end gone: /'
 	kernel_stacks
 }
 
@@ -1975,3 +1997,27 @@ node_share_at_least() {
 		{ tot += $2 } index(ifs, " " $1 " ") { s += $3 }
 		END { exit !(tot >= min && s >= p) }'
 }
+
+# note_server_prior: SERVER_PRIOR gets the connections of every server
+# node that outlived their client's cm_id (server_rdma_stale), as
+# "SERVER:PORT CLIENT:PORT," each, for server_rdma_links to leave out.
+# Done once as a test begins: what the test's own mounts leave behind
+# still counts.
+note_server_prior() {
+	local k stale
+
+	SERVER_PRIOR=""
+	for k in $(seq 1 "${TESTBED_SERVERS:-1}"); do
+		stale=$(server_rdma_stale "$k") || return 1
+		[ -z "$stale" ] || SERVER_PRIOR="$SERVER_PRIOR$(echo "$stale" | tr '\n' ',')"
+	done
+	if [ -n "$SERVER_PRIOR" ]; then
+		log "left out: $(echo "$SERVER_PRIOR" | tr ',' '\n' | grep -c .)" \
+		    "server connection(s) whose client end is gone"
+	fi
+}
+
+SERVER_PRIOR=""
+if [ "${TESTBED_ROLE:-}" = client ]; then
+	note_server_prior || SERVER_PRIOR=""
+fi
