@@ -1,18 +1,26 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# B5's goal in one boot: the client's CPU per READ with Debian's modules
-# on a plain nconnect=16 mount (S) against ours with remoteports= and
-# localports= of one address each (O), nconnect=16, over the same one rxe
-# device each side.  The bench runs stock in a boot of its own, and boots
-# differ by more than the goal's 2 %; here the modules are swapped between
-# windows instead (lib.sh's stack_reload), in the order S O O S,
-# three times.  Each window: 4 KiB random reads (64 in flight), then
-# 1 MiB sequential reads (8 in flight), 8 s after a 3 s ramp.  Prints
-# "PROBE S|O 4k|1M READs N ticks T us/READ U" per window, and the
-# medians.  Runs in the testbed's client guest:
+# B5's goal: the client's CPU per READ with Debian's modules on a plain
+# nconnect=16 mount (S) against ours with remoteports= and localports= of
+# one address each (O), nconnect=16, over the same one rxe device each
+# side, in one boot: the modules are swapped between windows (lib.sh's
+# stack_reload), in the order S O O S, ROUNDS times (default 3).  Each
+# window: 4 KiB random reads (64 in flight), then 1 MiB sequential
+# reads (8 in flight), 8 s after a 3 s ramp.
 #
-#   scripts/testbed --timeout 1200 -- $PWD/scripts/bench.d/b5-one-boot.sh
+# make bench boots the client with --icount 2 for it: the guest's clock
+# then counts its instructions (4 ns each), so that its busy time per
+# READ measures the work done, not the speed of a busy host.  Under
+# multi-threaded TCG the same window varied by 10 to 20 % from one to
+# the next; under icount by under 1 %.
+#
+# Prints "BENCH,B5,stock icount|ours 1x1 icount,randread-cpu|read-cpu,
+# REP,US,us" for make bench, the path downs and extra RPCs (pings) of
+# each window as BENCH lines too, and "bench: ..." progress lines.  By
+# hand:
+#
+#   scripts/testbed --icount 2 --timeout 1200 -- $PWD/scripts/bench.d/b5-one-boot.sh [ROUNDS]
 
 set -eu
 
@@ -21,7 +29,6 @@ set -eu
 M=/mnt/nfsmp-b5
 STOCK_OPTS="vers=3,proto=rdma,port=20049,nconnect=16"
 OURS_OPTS="$STOCK_OPTS,remoteports=${SERVER_ADDRS%% *},localports=${CLIENT_ADDRS%% *}"
-OUT=/tmp/b5-one-boot.txt
 
 # reload S|O: Debian's NFS/SunRPC modules (S) or ours (O)
 reload() {
@@ -31,48 +38,58 @@ reload() {
 	esac || fail "cannot load the modules of $1"
 }
 
-reads() {
-	awk -v m="$M" '/^device /{ c = ($5 == m) } c && $1 == "READ:" { print $2 }' \
-		/proc/self/mountstats
+# mstat FIELD TAG: the sum of FIELD over the mount's mountstats lines
+# whose first word is TAG ("READ:", "xprt:" or "endpoint:")
+mstat() {
+	awk -v m="$M" -v f="$1" -v t="$2" '
+		/^device / { c = ($5 == m) }
+		c && $1 == t { s += $f }
+		END { print s + 0 }' /proc/self/mountstats
 }
 
 busy() {
 	awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat
 }
 
-# window S|O LABEL RW BS DEPTH: one measurement, after a ramp
+# window S|O REP OP BS DEPTH: one measurement of fio's OP, after a ramp
 window() {
-	local r0 r1 s0 s1 job
+	local r0 r1 s0 s1 x0 x1 d0 d1 job cfg us
 
 	job=(--name=b5 --filename="$M/b5" --rw="$3" --bs="$4" --direct=1
 	     --ioengine=libaio --iodepth="$5" --time_based --output-format=terse)
 	fio "${job[@]}" --runtime=3 >/dev/null
-	r0=$(reads)
+	r0=$(mstat 2 READ:)
+	x0=$(mstat 8 xprt:)
+	d0=$(mstat 13 endpoint:)
 	s0=$(busy)
 	fio "${job[@]}" --runtime=8 >/dev/null
 	s1=$(busy)
-	r1=$(reads)
-	[ "$r1" -gt "$r0" ] || { echo "b5-one-boot: no READ in the window" >&2; exit 1; }
+	r1=$(mstat 2 READ:)
+	x1=$(mstat 8 xprt:)
+	d1=$(mstat 13 endpoint:)
+	[ "$r1" -gt "$r0" ] || fail "no READ in the window"
+	[ "$1" = S ] && cfg="stock icount" || cfg="ours 1x1 icount"
 	# /proc/stat counts USER_HZ ticks of 10 ms
-	echo "PROBE $1 $2 READs $((r1 - r0)) ticks $((s1 - s0))" \
-	     "us/READ $(((s1 - s0) * 10000 / (r1 - r0)))" | tee -a "$OUT"
-}
-
-median() {
-	awk -v w="$1 $2" '$2 " " $3 == w { print $NF }' "$OUT" | sort -n |
-		awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] :
-					  (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+	us=$(awk -v t=$((s1 - s0)) -v r=$((r1 - r0)) 'BEGIN { printf "%.1f", t * 10000 / r }')
+	echo "BENCH,B5,$cfg,$3-cpu,$2,$us,us"
+	echo "BENCH,B5,$cfg,$3-rpcs,$2,$((r1 - r0)),RPCs"
+	echo "BENCH,B5,$cfg,$3-other,$2,$((x1 - x0 - (r1 - r0))),RPCs"
+	echo "BENCH,B5,$cfg,$3-downs,$2,$((d1 - d0)),downs"
+	echo "bench: B5 icount $cfg $3 #$2: $us us/READ, $((r1 - r0)) READs," \
+	     "$((x1 - x0 - (r1 - r0))) other RPCs, $((d1 - d0)) path downs"
 }
 
 main() {
-	local cur=O mode o sz
+	local rounds=${1:-3} cur=O mode o rep=0 order="" r
 
-	: >"$OUT"
 	mkdir -p "$M"
 	# Ours again at the end, as the testbed's other commands expect
 	defer_check "reload O"
 	defer_check "if grep -qs ' $M ' /proc/mounts; then umount $M; fi"
-	for mode in S O O S S O O S S O O S; do
+	for r in $(seq "$rounds"); do
+		order="$order S O O S"
+	done
+	for mode in $order; do
 		if [ "$mode" != "$cur" ]; then
 			reload "$mode"
 			cur=$mode
@@ -81,17 +98,15 @@ main() {
 		S) o=$STOCK_OPTS ;;
 		*) o=$OURS_OPTS ;;
 		esac
+		rep=$((rep + 1))
 		mount -t nfs -o "$o" "$SERVER:$EXPORT" "$M"
 		[ -f "$M/b5" ] || dd if=/dev/zero of="$M/b5" bs=1M count=256 \
 				  oflag=direct status=none
-		window "$mode" 4k randread 4k 64
-		window "$mode" 1M read 1M 8
+		# each mode twice a round: S is windows 1 and 4, O 2 and 3
+		window "$mode" $(((rep + 1) / 2)) randread 4k 64
+		window "$mode" $(((rep + 1) / 2)) read 1M 8
 		umount "$M"
-	done
-	for sz in 4k 1M; do
-		echo "b5-one-boot: $sz: stock $(median S "$sz") us/READ," \
-		     "ours $(median O "$sz") us/READ (medians of 6)"
 	done
 }
 
-main
+main "$@"
