@@ -16,9 +16,9 @@
 # the next; under icount by under 1 %.
 #
 # Prints "BENCH,B5,stock icount|ours 1x1 icount,randread-cpu|read-cpu,
-# REP,US,us" for make bench, the path downs and extra RPCs (pings) of
-# each window as BENCH lines too, and "bench: ..." progress lines.  By
-# hand:
+# REP,US,us" for make bench; the NULL calls (the path monitor's pings,
+# over ours), READs sent again and paths taken down in each window as
+# BENCH lines too; and "bench: ..." progress lines.  By hand:
 #
 #   scripts/testbed --icount 2 --timeout 1200 -- $PWD/scripts/bench.d/b5-one-boot.sh [ROUNDS]
 
@@ -39,7 +39,7 @@ reload() {
 }
 
 # mstat FIELD TAG: the sum of FIELD over the mount's mountstats lines
-# whose first word is TAG ("READ:", "xprt:" or "endpoint:")
+# whose first word is TAG ("READ:", "NULL:" or "endpoint:")
 mstat() {
 	awk -v m="$M" -v f="$1" -v t="$2" '
 		/^device / { c = ($5 == m) }
@@ -53,19 +53,21 @@ busy() {
 
 # window S|O REP OP BS DEPTH: one measurement of fio's OP, after a ramp
 window() {
-	local r0 r1 s0 s1 x0 x1 d0 d1 job cfg us
+	local r0 r1 s0 s1 p0 p1 t0 t1 d0 d1 job cfg us
 
 	job=(--name=b5 --filename="$M/b5" --rw="$3" --bs="$4" --direct=1
 	     --ioengine=libaio --iodepth="$5" --time_based --output-format=terse)
 	fio "${job[@]}" --runtime=3 >/dev/null
 	r0=$(mstat 2 READ:)
-	x0=$(mstat 8 xprt:)
+	t0=$(mstat 3 READ:)
+	p0=$(mstat 2 NULL:)
 	d0=$(mstat 13 endpoint:)
 	s0=$(busy)
 	fio "${job[@]}" --runtime=8 >/dev/null
 	s1=$(busy)
 	r1=$(mstat 2 READ:)
-	x1=$(mstat 8 xprt:)
+	t1=$(mstat 3 READ:)
+	p1=$(mstat 2 NULL:)
 	d1=$(mstat 13 endpoint:)
 	[ "$r1" -gt "$r0" ] || fail "no READ in the window"
 	[ "$1" = S ] && cfg="stock icount" || cfg="ours 1x1 icount"
@@ -73,10 +75,12 @@ window() {
 	us=$(awk -v t=$((s1 - s0)) -v r=$((r1 - r0)) 'BEGIN { printf "%.1f", t * 10000 / r }')
 	echo "BENCH,B5,$cfg,$3-cpu,$2,$us,us"
 	echo "BENCH,B5,$cfg,$3-rpcs,$2,$((r1 - r0)),RPCs"
-	echo "BENCH,B5,$cfg,$3-other,$2,$((x1 - x0 - (r1 - r0))),RPCs"
+	echo "BENCH,B5,$cfg,$3-pings,$2,$((p1 - p0)),RPCs"
+	echo "BENCH,B5,$cfg,$3-resends,$2,$((t1 - t0 - (r1 - r0))),RPCs"
 	echo "BENCH,B5,$cfg,$3-downs,$2,$((d1 - d0)),downs"
 	echo "bench: B5 icount $cfg $3 #$2: $us us/READ, $((r1 - r0)) READs," \
-	     "$((x1 - x0 - (r1 - r0))) other RPCs, $((d1 - d0)) path downs"
+	     "$((p1 - p0)) NULL calls, $((t1 - t0 - (r1 - r0))) READs sent again," \
+	     "$((d1 - d0)) path downs"
 }
 
 main() {
