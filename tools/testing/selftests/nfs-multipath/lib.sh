@@ -192,19 +192,21 @@ mount_stats() {
 	awk -v mnt="${1:-$MNT}" '/^device / { cur = ($5 == mnt) } cur' /proc/self/mountstats
 }
 
-# cm_ids: `rdma resource show cm_id` on stdin, one "DEV STATE COMM SRC DST"
-# line per cm_id, SRC and DST as ADDR:PORT.  The one parser of that output.
+# cm_ids: `rdma resource show cm_id` on stdin, one "DEV STATE COMM SRC DST
+# IDN" line per cm_id, SRC and DST as ADDR:PORT, IDN the RDMA core's id of
+# the cm_id ("-" when not shown).  The one parser of that output.
 cm_ids() {
 	awk '{
-		dev = $2; st = comm = src = dst = "-"
+		dev = $2; st = comm = src = dst = idn = "-"
 		sub(/\/.*/, "", dev)
 		for (i = 1; i < NF; i++) {
 			if ($i == "state") st = $(i + 1)
 			if ($i == "comm") comm = $(i + 1)
 			if ($i == "src-addr") src = $(i + 1)
 			if ($i == "dst-addr") dst = $(i + 1)
+			if ($i == "cm-idn") idn = $(i + 1)
 		}
-		if ($1 == "link") print dev, st, comm, src, dst
+		if ($1 == "link") print dev, st, comm, src, dst, idn
 	}'
 }
 
@@ -213,13 +215,25 @@ cm_ids() {
 # each.  Seen from outside: the server's own RDMA core.  Leaves out the
 # connections that an earlier test left behind (SERVER_PRIOR).
 server_rdma_links() {
+	local cms
+
+	cms=$(server_rdma_cms "${1:-1}") || return 1
+	echo "$cms" | awk -v prior=",$SERVER_PRIOR" 'NF && !index(prior, "," $3 ",") {
+		print $1, $2
+	}'
+}
+
+# server_rdma_cms K: all of node K's connected cm_ids on the NFS/RDMA
+# port, "SERVERADDR:PORT CLIENTADDR:PORT K:IDN" (K:SERVER-CLIENT without
+# an IDN): the third names the cm_id for SERVER_PRIOR, even after its
+# client's port is taken again
+server_rdma_cms() {
 	local out
 
-	out=$(on-server "${1:-1}" rdma resource show cm_id) || return 1
-	echo "$out" | cm_ids | awk -v p=":$RDMA_PORT" -v prior=",$SERVER_PRIOR" '
-		$2 == "CONNECT" && substr($4, length($4) - length(p) + 1) == p &&
-		!index(prior, "," $4 " " $5 ",") {
-			print $4, $5
+	out=$(on-server "$1" rdma resource show cm_id) || return 1
+	echo "$out" | cm_ids | awk -v p=":$RDMA_PORT" -v k="$1" '
+		$2 == "CONNECT" && substr($4, length($4) - length(p) + 1) == p {
+			print $4, $5, k ":" ($6 == "-" ? $4 "-" $5 : $6)
 		}'
 }
 
@@ -258,6 +272,16 @@ server_rdma_stale() {
 	links=$(server_rdma_links "${1:-1}") || return 1
 	mine=$(client_rdma_links) || return 1
 	echo "$links" | awk -v mine=" $(echo $mine) " 'NF && !index(mine, " " $2 " ")'
+}
+
+# server_rdma_stale_cms K: server_rdma_cms of node K whose client end the
+# client no longer holds, SERVER_PRIOR or not
+server_rdma_stale_cms() {
+	local cms mine
+
+	cms=$(server_rdma_cms "$1") || return 1
+	mine=$(client_rdma_links) || return 1
+	echo "$cms" | awk -v mine=" $(echo $mine) " 'NF && !index(mine, " " $2 " ")'
 }
 
 # server_holds LINKS...: how many of the client's LINKS (client_rdma_links)
@@ -1999,22 +2023,23 @@ node_share_at_least() {
 }
 
 # note_server_prior: SERVER_PRIOR gets the connections of every server
-# node that outlived their client's cm_id (server_rdma_stale), as
-# "SERVER:PORT CLIENT:PORT," each, for server_rdma_links to leave out.
+# node that outlived their client's cm_id (server_rdma_stale_cms), as
+# "K:IDN," each, for server_rdma_links to leave out, and each is logged.
 # Done once as a test begins: what the test's own mounts leave behind
 # still counts.
 note_server_prior() {
-	local k stale
+	local k stale srv cl id
 
 	SERVER_PRIOR=""
 	for k in $(seq 1 "${TESTBED_SERVERS:-1}"); do
-		stale=$(server_rdma_stale "$k") || return 1
-		[ -z "$stale" ] || SERVER_PRIOR="$SERVER_PRIOR$(echo "$stale" | tr '\n' ',')"
+		stale=$(server_rdma_stale_cms "$k") || return 1
+		[ -n "$stale" ] || continue
+		SERVER_PRIOR="$SERVER_PRIOR$(echo "$stale" | awk '{ printf "%s,", $3 }')"
+		echo "$stale" | while read -r srv cl id; do
+			log "left out: server node $k holds $srv <- $cl (cm_id $id)," \
+			    "whose client end is gone"
+		done
 	done
-	if [ -n "$SERVER_PRIOR" ]; then
-		log "left out: $(echo "$SERVER_PRIOR" | tr ',' '\n' | grep -c .)" \
-		    "server connection(s) whose client end is gone"
-	fi
 }
 
 SERVER_PRIOR=""

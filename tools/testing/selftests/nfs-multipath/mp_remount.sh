@@ -192,24 +192,34 @@ shared() {
 # earlier test).  The server's views of the tests leave it out from the
 # next test on; this one takes note of it as that test would.
 lost_dreq() {
-	local ifc=${CLIENT_IFS%% *}
+	local ifc=${CLIENT_IFS%% *} stale
 
 	log "--- a connection that outlives its client's cm_id"
 	nfs_mount "$MP_RDMA,remoteports=${S[0]},localports=${C[0]}"
 	touch_all_xprts
 	/usr/sbin/tc qdisc add dev "$ifc" root handle 1: prio ||
 		fail "cannot add a prio qdisc to $ifc"
-	defer "/usr/sbin/tc qdisc del dev $ifc root"
+	defer_check "/usr/sbin/tc qdisc del dev $ifc root 2>/dev/null;" \
+		"! /usr/sbin/tc qdisc show dev $ifc | grep -q 'qdisc prio 1:'"
 	/usr/sbin/tc filter add dev "$ifc" parent 1: protocol ip u32 \
 		match ip protocol 17 0xff match ip dport 4791 0xffff action drop ||
 		fail "cannot drop RoCE's datagrams on $ifc"
 	nfs_umount
+	# The transport goes, and its DREQ with it, after umount returned
+	wait_for 10 eval '! rdma resource show cm_id | cm_ids | grep -q " ${C[0]}:"' ||
+		fail "the client keeps a cm_id from ${C[0]} 10 s after the umount"
+	sleep 1
 	/usr/sbin/tc qdisc del dev "$ifc" root || fail "cannot remove the qdisc of $ifc"
 	sleep 3
-	[ -n "$(server_rdma_stale)" ] ||
-		fail "the server let go of a connection whose DREQ was lost"
+	stale=$(server_rdma_stale) || fail "cannot ask the server for its connections"
+	[ -n "$stale" ] || fail "the server let go of a connection whose DREQ was lost"
 	note_server_prior || fail "cannot ask the server for its connections"
-	[ -n "$SERVER_PRIOR" ] || fail "note_server_prior missed the connection left"
+	! server_rdma_links | grep -qxF "$stale" ||
+		fail "server_rdma_links still shows $stale after note_server_prior"
+	[ -z "$(server_rdma_stale)" ] ||
+		fail "server_rdma_stale still shows $(server_rdma_stale) after note_server_prior"
+	log "ok: the server holds $(echo "$stale" | wc -l) connection(s) whose client" \
+	    "end is gone, and the checks below leave them out"
 }
 
 rdma_case() {
