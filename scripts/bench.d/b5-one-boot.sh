@@ -7,13 +7,13 @@
 # side, in one boot: the modules are swapped between windows (lib.sh's
 # stack_reload), in the order S O O S, ROUNDS times (default 3).  Each
 # window: 4 KiB random reads (64 in flight), then 1 MiB sequential
-# reads (8 in flight), 8 s after a 3 s ramp.
+# reads (8 in flight), 8 s of one fio run after a 3 s ramp.
 #
 # make bench boots the client with --icount 2 for it: the guest's clock
 # then counts its instructions (4 ns each), so that its busy time per
 # READ measures the work done, not the speed of a busy host.  Under
 # multi-threaded TCG the same window varied by 10 to 20 % from one to
-# the next; under icount by under 1 %.
+# the next; under icount by about 2 %.
 #
 # Prints "BENCH,B5,stock icount|ours 1x1 icount,randread-cpu|read-cpu,
 # REP,US,us" for make bench; the NULL calls (the path monitor's pings,
@@ -38,37 +38,43 @@ reload() {
 	esac || fail "cannot load the modules of $1"
 }
 
-# mstat FIELD TAG: the sum of FIELD over the mount's mountstats lines
-# whose first word is TAG ("READ:", "NULL:" or "endpoint:")
-mstat() {
-	awk -v m="$M" -v f="$1" -v t="$2" '
+# counts: "READS READ_TRANS NULLS DOWNS" of the mount, from one read of
+# its mountstats: READ's calls and transmissions, NULL's calls (the path
+# monitor's pings, over ours), and the downs of its paths
+counts() {
+	awk -v m="$M" '
 		/^device / { c = ($5 == m) }
-		c && $1 == t { s += $f }
-		END { print s + 0 }' /proc/self/mountstats
+		c && $1 == "READ:" { r += $2; t += $3 }
+		c && $1 == "NULL:" { p += $2 }
+		c && $1 == "endpoint:" { d += $13 }
+		END { print r + 0, t + 0, p + 0, d + 0 }' /proc/self/mountstats
 }
 
 busy() {
 	awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat
 }
 
-# window S|O REP OP BS DEPTH: one measurement of fio's OP, after a ramp
-window() {
-	local r0 r1 s0 s1 p0 p1 t0 t1 d0 d1 job cfg us
+# snap VAR: VAR gets "BUSY READS READ_TRANS NULLS DOWNS" now
+snap() {
+	printf -v "$1" '%s %s' "$(busy)" "$(counts)"
+}
 
-	job=(--name=b5 --filename="$M/b5" --rw="$3" --bs="$4" --direct=1
-	     --ioengine=libaio --iodepth="$5" --time_based --output-format=terse)
-	fio "${job[@]}" --runtime=3 >/dev/null
-	r0=$(mstat 2 READ:)
-	t0=$(mstat 3 READ:)
-	p0=$(mstat 2 NULL:)
-	d0=$(mstat 13 endpoint:)
-	s0=$(busy)
-	fio "${job[@]}" --runtime=8 >/dev/null
-	s1=$(busy)
-	r1=$(mstat 2 READ:)
-	t1=$(mstat 3 READ:)
-	p1=$(mstat 2 NULL:)
-	d1=$(mstat 13 endpoint:)
+# window S|O REP OP BS DEPTH: one measurement of fio's OP: 8 s of one
+# fio run, after a 3 s ramp, so that fio's start and end fall outside
+window() {
+	local a b pid cfg us s0 r0 t0 p0 d0 s1 r1 t1 p1 d1
+
+	fio --name=b5 --filename="$M/b5" --rw="$3" --bs="$4" --direct=1 \
+	    --ioengine=libaio --iodepth="$5" --time_based --runtime=13 \
+	    --output-format=terse >/dev/null &
+	pid=$!
+	sleep 3
+	snap a
+	sleep 8
+	snap b
+	wait "$pid" || fail "fio $3 failed"
+	read -r s0 r0 t0 p0 d0 <<<"$a"
+	read -r s1 r1 t1 p1 d1 <<<"$b"
 	[ "$r1" -gt "$r0" ] || fail "no READ in the window"
 	[ "$1" = S ] && cfg="stock icount" || cfg="ours 1x1 icount"
 	# /proc/stat counts USER_HZ ticks of 10 ms
@@ -84,9 +90,16 @@ window() {
 }
 
 main() {
-	local rounds=${1:-3} cur=O mode o rep=0 order="" r
+	local rounds=${1:-3} cur=O mode o rep=0 order="" r watch
 
 	mkdir -p "$M"
+	# The testbed's rxe-qp1-watch forks rdma every 5 s: stopped, as
+	# guest.sh's B5 does
+	watch=$(pgrep -f 'rxe-qp1-watch$' || true)
+	if [ -n "$watch" ]; then
+		kill -STOP $watch
+		defer_check "kill -CONT $watch"
+	fi
 	# Ours again at the end, as the testbed's other commands expect
 	defer_check "reload O"
 	defer_check "if grep -qs ' $M ' /proc/mounts; then umount $M; fi"
