@@ -224,16 +224,18 @@ server_rdma_links() {
 }
 
 # server_rdma_cms K: all of node K's connected cm_ids on the NFS/RDMA
-# port, "SERVERADDR:PORT CLIENTADDR:PORT K:IDN" (K:SERVER-CLIENT without
-# an IDN): the third names the cm_id for SERVER_PRIOR, even after its
-# client's port is taken again
+# port, "SERVERADDR:PORT CLIENTADDR:PORT K:DEV:IDN" (K:SERVER-CLIENT
+# without an IDN): the third names the cm_id for SERVER_PRIOR, even after
+# its client's port is taken again.  A cm_id's number is its device's
+# (restrack counts per device): the same number names another cm_id on
+# another device.
 server_rdma_cms() {
 	local out
 
 	out=$(on-server "$1" rdma resource show cm_id) || return 1
 	echo "$out" | cm_ids | awk -v p=":$RDMA_PORT" -v k="$1" '
 		$2 == "CONNECT" && substr($4, length($4) - length(p) + 1) == p {
-			print $4, $5, k ":" ($6 == "-" ? $4 "-" $5 : $6)
+			print $4, $5, k ":" ($6 == "-" ? $4 "-" $5 : $1 ":" $6)
 		}'
 }
 
@@ -2024,7 +2026,7 @@ node_share_at_least() {
 
 # note_server_prior: SERVER_PRIOR gets the connections of every server
 # node that outlived their client's cm_id (server_rdma_stale_cms), as
-# "K:IDN," each, for server_rdma_links to leave out, and each is logged.
+# "K:DEV:IDN," each, for server_rdma_links to leave out, and each is logged.
 # Done once as a test begins: what the test's own mounts leave behind
 # still counts.
 note_server_prior() {
