@@ -7,7 +7,9 @@
 # side, in one boot: the modules are swapped between windows (lib.sh's
 # stack_reload), in the order S O O S, ROUNDS times (default 3).  Each
 # window: 4 KiB random reads (64 in flight), then 1 MiB sequential
-# reads (8 in flight), 8 s of one fio run after a 3 s ramp.
+# reads (8 in flight), WINDOW s (default 8) of one fio run after a RAMP s
+# ramp (default 3); make check's QUICK bench takes 3 and 1, to run it,
+# not to measure.
 #
 # make bench boots the client with --icount 2 for it: the guest's clock
 # then counts its instructions (4 ns each), so that its busy time per
@@ -20,7 +22,7 @@
 # over ours), READs sent again and paths taken down in each window as
 # BENCH lines too; and "bench: ..." progress lines.  By hand:
 #
-#   scripts/testbed --icount 2 --timeout 1200 -- $PWD/scripts/bench.d/b5-one-boot.sh [ROUNDS]
+#   scripts/testbed --icount 2 --timeout 1200 -- $PWD/scripts/bench.d/b5-one-boot.sh [ROUNDS [WINDOW RAMP]]
 
 set -eu
 
@@ -59,18 +61,20 @@ snap() {
 	printf -v "$1" '%s %s' "$(busy)" "$(counts)"
 }
 
-# window S|O REP OP BS DEPTH: one measurement of fio's OP: 8 s of one
-# fio run, after a 3 s ramp, so that fio's start and end fall outside
+# window S|O REP OP BS DEPTH: one measurement of fio's OP: WINDOW s of
+# one fio run, after a RAMP s ramp, so that fio's start and end fall
+# outside
 window() {
 	local a b pid cfg us s0 r0 t0 p0 d0 s1 r1 t1 p1 d1
 
 	fio --name=b5 --filename="$M/b5" --rw="$3" --bs="$4" --direct=1 \
-	    --ioengine=libaio --iodepth="$5" --time_based --runtime=13 \
+	    --ioengine=libaio --iodepth="$5" --time_based \
+	    --runtime=$((RAMP + WINDOW + 2)) \
 	    --output-format=terse >/dev/null &
 	pid=$!
-	sleep 3
+	sleep "$RAMP"
 	snap a
-	sleep 8
+	sleep "$WINDOW"
 	snap b
 	wait "$pid" || fail "fio $3 failed"
 	read -r s0 r0 t0 p0 d0 <<<"$a"
@@ -91,6 +95,9 @@ window() {
 
 main() {
 	local rounds=${1:-3} cur=O mode o rep=0 order="" r watch
+
+	WINDOW=${2:-8}
+	RAMP=${3:-3}
 
 	mkdir -p "$M"
 	# The testbed's rxe-qp1-watch forks rdma every 5 s: stopped, as
