@@ -24,6 +24,8 @@ typedef uint16_t u16;
 typedef uint32_t u32;
 typedef uint64_t u64;
 typedef int32_t s32;
+typedef int64_t s64;
+#define U64_MAX			UINT64_MAX
 typedef unsigned int gfp_t;
 
 #define GFP_KERNEL		0x1u

@@ -7,6 +7,7 @@
 #define SHIM_SUNRPC_XPRT_H
 #include "../../shim.h"
 #include "xprt_health.h"
+#include "../ktime.h"
 
 #define XPRT_OFFLINE	(7)
 
@@ -15,6 +16,9 @@ struct rpc_xprt {
 	unsigned long		state;
 	atomic_long_t		queuelen;
 	unsigned long		rtt_avg;
+	ktime_t			service_last;
+	unsigned long		service_stamp;
+	unsigned int		service_ns;
 	struct list_head	xprt_switch;
 	struct rpc_xprt_health	health;
 };

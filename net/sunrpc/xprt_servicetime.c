@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The service-time path policy: each request goes to the active transport
+ * expected to complete it soonest.
+ *
+ * A transport's service time is how long one request kept it busy: from
+ * the request's transmission, or from the reply before it when that came
+ * later, to its own reply.  With requests queued on a path that is the
+ * time between its replies, whatever its depth or latency, so it follows
+ * the path's rate; on an idle path it is the round trip.  Device-mapper's
+ * historical-service-time path selector measures a path the same way.
+ * A running average, each reply weighing an eighth, follows a path that
+ * speeds up or slows down.
+ *
+ * A new request would wait about (queued tasks + 1) times the service
+ * time.  The paths expected to take no more than an eighth longer than
+ * the soonest take turns, the first after the last pick winning: equal
+ * paths then share requests evenly, as with round-robin.  Paths end up
+ * with queues in proportion to their rates, and the requests sent
+ * together complete together, which queue lengths alone do not give a
+ * reader that waits for all of them.
+ *
+ * The estimate ages.  A path not timed yet, and an idle one whose last
+ * reply is older than a second, count as expected to take no time, so
+ * one request probes them; a reply after such a pause starts the average
+ * over.  The path monitor's NULL calls are not counted: their round trip
+ * says nothing about how long a READ or a WRITE takes.
+ */
+
+#include <linux/jiffies.h>
+#include <linux/sunrpc/xprt.h>
+#include <linux/sunrpc/xprtmultipath.h>
+
+#include "xprt_servicetime.h"
+
+/* An estimate older than this is stale */
+#define RPC_SERVICE_STALE	HZ
+/* A reply weighs 2^-RPC_SERVICE_WEIGHT in the running average */
+#define RPC_SERVICE_WEIGHT	3
+/* Expected waits within 2^-RPC_SERVICE_SLACK of the soonest tie */
+#define RPC_SERVICE_SLACK	3
+
+static bool rpc_xprt_service_stale(const struct rpc_xprt *xprt,
+				   unsigned long now)
+{
+	return time_after(now, READ_ONCE(xprt->service_stamp) +
+			       RPC_SERVICE_STALE);
+}
+
+/**
+ * rpc_xprt_record_service - account the reply to a request
+ * @xprt: the transport the reply came in on
+ * @sent: when the request was last transmitted
+ * @rtt: how long the reply took from then
+ *
+ * Caller holds @xprt->queue_lock, which orders the replies of @xprt.
+ */
+void rpc_xprt_record_service(struct rpc_xprt *xprt, ktime_t sent,
+			     ktime_t rtt)
+{
+	ktime_t now = ktime_add(sent, rtt);
+	ktime_t start = ktime_after(xprt->service_last, sent) ?
+			xprt->service_last : sent;
+	unsigned int avg = xprt->service_ns;
+	u64 ns = 1;
+
+	if (ktime_after(now, start))
+		ns = min_t(u64, ktime_to_ns(ktime_sub(now, start)), UINT_MAX);
+	if (avg && !rpc_xprt_service_stale(xprt, jiffies))
+		ns = avg - (avg >> RPC_SERVICE_WEIGHT) +
+		     (ns >> RPC_SERVICE_WEIGHT);
+	xprt->service_last = now;
+	WRITE_ONCE(xprt->service_stamp, jiffies);
+	WRITE_ONCE(xprt->service_ns, max_t(u64, ns, 1));
+}
+
+/* How long a request picking @xprt now would take, in ns; 0 to probe it */
+static u64 rpc_xprt_expected(const struct rpc_xprt *xprt, unsigned long now)
+{
+	long queued = atomic_long_read(&xprt->queuelen);
+	unsigned int avg = READ_ONCE(xprt->service_ns);
+
+	if (!avg || (queued <= 0 && rpc_xprt_service_stale(xprt, now)))
+		return 0;
+	return (u64)(max(queued, 0L) + 1) * avg;
+}
+
+/**
+ * rpc_xprt_soonest_done - pick the transport expected to complete soonest
+ * @head: the transports of a switch, walked under rcu_read_lock()
+ * @cur: the transport picked last time, or NULL
+ *
+ * Return: among the active transports whose expected completion is
+ * within an eighth of the soonest, the first after @cur, wrapping around.
+ * NULL when none is active.
+ */
+struct rpc_xprt *rpc_xprt_soonest_done(struct list_head *head,
+				       const struct rpc_xprt *cur)
+{
+	struct rpc_xprt *pos, *soonest = NULL, *first = NULL;
+	unsigned long now = jiffies;
+	u64 least = U64_MAX;
+	bool past_cur = false;
+
+	list_for_each_entry_rcu(pos, head, xprt_switch) {
+		u64 wait = xprt_is_active(pos) ? rpc_xprt_expected(pos, now) :
+						 U64_MAX;
+
+		if (wait < least) {
+			least = wait;
+			soonest = pos;
+		}
+	}
+	if (!soonest)
+		return NULL;
+	least += least >> RPC_SERVICE_SLACK;
+	list_for_each_entry_rcu(pos, head, xprt_switch) {
+		if (xprt_is_active(pos) && rpc_xprt_expected(pos, now) <= least) {
+			if (past_cur)
+				return pos;
+			if (!first)
+				first = pos;
+		}
+		if (pos == cur)
+			past_cur = true;
+	}
+	/* Queues changed under the walk: the soonest one seen will do */
+	return first ?: soonest;
+}
