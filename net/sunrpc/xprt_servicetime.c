@@ -20,25 +20,35 @@
  * together complete together, which queue lengths alone do not give a
  * reader that waits for all of them.
  *
- * The estimate ages.  A path not timed yet, and an idle one whose last
- * reply is older than a second, count as expected to take no time, so
- * one request probes them; a reply after such a pause starts the average
- * over.  The path monitor's NULL calls are not counted: their round trip
- * says nothing about how long a READ or a WRITE takes.
+ * The estimate ages.  An idle path not timed yet, or whose last reply is
+ * older than five seconds, counts as expected to take no time, so one
+ * request probes it; a reply after such a pause starts the average over.
+ * Until its first reply, a path holding requests counts as slower than
+ * any timed one.  A probe costs a request's time on a path that may be
+ * much slower: probing after one second, two streams of one request each
+ * over 4:2:1:1 paths moved their data 15 % slower.
+ *
+ * NULL calls (the path monitor's pings) are not counted: their round trip
+ * says nothing about how long a READ or a WRITE takes.  A reply that
+ * completes after a later one was counted (RPC/RDMA completes some after
+ * invalidating their memory) is not counted either.
  */
 
 #include <linux/jiffies.h>
+#include <linux/lockdep.h>
 #include <linux/sunrpc/xprt.h>
 #include <linux/sunrpc/xprtmultipath.h>
 
 #include "xprt_servicetime.h"
 
 /* An estimate older than this is stale */
-#define RPC_SERVICE_STALE	HZ
+#define RPC_SERVICE_STALE	(5 * HZ)
 /* A reply weighs 2^-RPC_SERVICE_WEIGHT in the running average */
 #define RPC_SERVICE_WEIGHT	3
 /* Expected waits within 2^-RPC_SERVICE_SLACK of the soonest tie */
 #define RPC_SERVICE_SLACK	3
+/* The expected wait of a path holding requests but not timed yet */
+#define RPC_SERVICE_UNKNOWN	(U64_MAX - 1)
 
 static bool rpc_xprt_service_stale(const struct rpc_xprt *xprt,
 				   unsigned long now)
@@ -62,15 +72,18 @@ void rpc_xprt_record_service(struct rpc_xprt *xprt, ktime_t sent,
 	ktime_t start = ktime_after(xprt->service_last, sent) ?
 			xprt->service_last : sent;
 	unsigned int avg = xprt->service_ns;
-	u64 ns = 1;
+	unsigned long stamp = jiffies;
+	u64 ns;
 
-	if (ktime_after(now, start))
-		ns = min_t(u64, ktime_to_ns(ktime_sub(now, start)), UINT_MAX);
-	if (avg && !rpc_xprt_service_stale(xprt, jiffies))
+	lockdep_assert_held(&xprt->queue_lock);
+	if (!ktime_after(now, start))
+		return;
+	ns = min_t(u64, ktime_to_ns(ktime_sub(now, start)), UINT_MAX);
+	if (avg && !rpc_xprt_service_stale(xprt, stamp))
 		ns = avg - (avg >> RPC_SERVICE_WEIGHT) +
 		     (ns >> RPC_SERVICE_WEIGHT);
 	xprt->service_last = now;
-	WRITE_ONCE(xprt->service_stamp, jiffies);
+	WRITE_ONCE(xprt->service_stamp, stamp);
 	WRITE_ONCE(xprt->service_ns, max_t(u64, ns, 1));
 }
 
@@ -80,9 +93,32 @@ static u64 rpc_xprt_expected(const struct rpc_xprt *xprt, unsigned long now)
 	long queued = atomic_long_read(&xprt->queuelen);
 	unsigned int avg = READ_ONCE(xprt->service_ns);
 
-	if (!avg || (queued <= 0 && rpc_xprt_service_stale(xprt, now)))
+	if (queued <= 0 && (!avg || rpc_xprt_service_stale(xprt, now)))
 		return 0;
+	if (!avg)
+		return RPC_SERVICE_UNKNOWN;
 	return (u64)(max(queued, 0L) + 1) * avg;
+}
+
+/* The active transport expected soonest, and *@least its wait */
+static struct rpc_xprt *rpc_xprt_soonest(struct list_head *head,
+					 unsigned long now, u64 *least)
+{
+	struct rpc_xprt *pos, *soonest = NULL;
+
+	*least = U64_MAX;
+	list_for_each_entry_rcu(pos, head, xprt_switch) {
+		u64 wait;
+
+		if (!xprt_is_active(pos))
+			continue;
+		wait = rpc_xprt_expected(pos, now);
+		if (wait < *least) {
+			*least = wait;
+			soonest = pos;
+		}
+	}
+	return soonest;
 }
 
 /**
@@ -97,23 +133,15 @@ static u64 rpc_xprt_expected(const struct rpc_xprt *xprt, unsigned long now)
 struct rpc_xprt *rpc_xprt_soonest_done(struct list_head *head,
 				       const struct rpc_xprt *cur)
 {
-	struct rpc_xprt *pos, *soonest = NULL, *first = NULL;
 	unsigned long now = jiffies;
-	u64 least = U64_MAX;
+	struct rpc_xprt *pos, *soonest, *first = NULL;
 	bool past_cur = false;
+	u64 least;
 
-	list_for_each_entry_rcu(pos, head, xprt_switch) {
-		u64 wait = xprt_is_active(pos) ? rpc_xprt_expected(pos, now) :
-						 U64_MAX;
-
-		if (wait < least) {
-			least = wait;
-			soonest = pos;
-		}
-	}
+	soonest = rpc_xprt_soonest(head, now, &least);
 	if (!soonest)
 		return NULL;
-	least += least >> RPC_SERVICE_SLACK;
+	least += min(least >> RPC_SERVICE_SLACK, U64_MAX - 1 - least);
 	list_for_each_entry_rcu(pos, head, xprt_switch) {
 		if (xprt_is_active(pos) && rpc_xprt_expected(pos, now) <= least) {
 			if (past_cur)

@@ -289,8 +289,9 @@ static void test_rate_change(void)
 	      sim_usage(&s, 4000 * MS));
 }
 
-/* A path a hundred times slower is left alone but probed now and then;
- * once it is as fast as the others again, it is back within seconds.
+/* A path a hundred times slower is left alone but probed every five
+ * seconds; once it is as fast as the others again, it is back within
+ * ten.
  */
 static void test_probe_recovers(void)
 {
@@ -301,40 +302,90 @@ static void test_probe_recovers(void)
 	sim_init(&s, ms, 3, SIM_SERVICE_TIME);
 	sim_run(&s, 2, 4, 10000 * MS);
 	sim_zero(&s);
-	sim_run(&s, 2, 4, 20000 * MS);
+	sim_run(&s, 2, 4, 30000 * MS);
 	CHECK(sim_share(&s, 2) <= 0.01, "the slow path carries %.3f",
 	      sim_share(&s, 2));
-	CHECK(s.done[2] >= 3, "the slow path got %lu probes in 10 s",
-	      s.done[2]);
+	CHECK(s.done[2] >= 3 && s.done[2] <= 5,
+	      "the slow path got %lu probes in 20 s, want 3 to 5", s.done[2]);
 	s.service[2] = 10 * MS;
-	sim_run(&s, 2, 4, 25000 * MS);
+	sim_run(&s, 2, 4, 40000 * MS);
 	sim_zero(&s);
-	sim_run(&s, 2, 4, 30000 * MS);
-	check_shares(&s, even, 0.03, "5 s after the slow path recovered");
+	sim_run(&s, 2, 4, 45000 * MS);
+	check_shares(&s, even, 0.03, "10 s after the slow path recovered");
 }
 
 /* How one reply counts: a round trip on an idle path, the time since the
  * previous reply on a busy one, an eighth of the average, a fresh start
- * after a second without replies.
+ * after five seconds without replies; one that completes after a later
+ * one is not counted; a sample is at most UINT_MAX ns.  The clock of
+ * jiffies wraps in the middle.
  */
 static void test_record(void)
 {
+	const unsigned long j0 = -3000UL;
 	struct rpc_xprt x = { .kref = { 1 } };
 
-	shim_jiffies = 0;
+	shim_jiffies = j0;
 	rpc_xprt_record_service(&x, 10 * MS, 4 * MS);
 	CHECK(x.service_ns == 4 * MS, "idle: the round trip, got %u",
 	      x.service_ns);
 	rpc_xprt_record_service(&x, 11 * MS, 4 * MS);
 	CHECK(x.service_ns == 3625000, "busy: 1 ms since the reply before, "
 	      "weighing an eighth: got %u", x.service_ns);
-	shim_jiffies = 2000;
-	rpc_xprt_record_service(&x, 2000 * MS, 8 * MS);
-	CHECK(x.service_ns == 8 * MS, "after 2 s idle it starts over: got %u",
+	shim_jiffies = j0 + 4000;
+	rpc_xprt_record_service(&x, 4000 * MS, 8 * MS);
+	CHECK(x.service_ns == 4171875, "4 s idle is not stale: got %u",
 	      x.service_ns);
-	rpc_xprt_record_service(&x, 1990 * MS, 10 * MS);
-	CHECK(x.service_ns == 7 * MS, "a reply before the last one counts as "
-	      "no time: got %u", x.service_ns);
+	shim_jiffies = j0 + 10000;
+	rpc_xprt_record_service(&x, 10000 * MS, 8 * MS);
+	CHECK(x.service_ns == 8 * MS, "after 6 s idle it starts over, across "
+	      "the wrap of jiffies: got %u", x.service_ns);
+	rpc_xprt_record_service(&x, 9990 * MS, 10 * MS);
+	CHECK(x.service_ns == 8 * MS && x.service_last == 10008 * MS,
+	      "a reply completed after a later one is not counted: got %u",
+	      x.service_ns);
+	shim_jiffies = j0 + 20000;
+	rpc_xprt_record_service(&x, 20000 * MS, 5000 * MS);
+	CHECK(x.service_ns == UINT_MAX, "a 5 s sample is clamped: got %u",
+	      x.service_ns);
+}
+
+/* A path not timed yet gets one request, not every request, until its
+ * first reply; the wait counts the requests ahead and the new one; the
+ * tie band is an eighth, inclusive.
+ */
+static void test_untimed_and_band(void)
+{
+	const double ms[] = { 1, 1, 1 };
+	struct sim s;
+	int i;
+
+	sim_init(&s, ms, 3, SIM_SERVICE_TIME);
+	rpc_xprt_record_service(&s.xprt[0], 0, 1 * MS);
+	rpc_xprt_record_service(&s.xprt[1], 0, 1 * MS);
+	for (i = 0; i < 32; i++) {
+		struct rpc_xprt *x = rpc_xprt_soonest_done(&s.head, s.cur);
+
+		x->queuelen.counter++;
+		s.cur = x;
+	}
+	CHECK(s.xprt[2].queuelen.counter == 1,
+	      "the untimed path got %ld of 32 requests, want 1",
+	      s.xprt[2].queuelen.counter);
+
+	sim_init(&s, ms, 2, SIM_SERVICE_TIME);
+	rpc_xprt_record_service(&s.xprt[0], 0, 10 * MS);
+	rpc_xprt_record_service(&s.xprt[1], 0, 15 * MS);
+	s.xprt[0].queuelen.counter = 1;
+	CHECK(rpc_xprt_soonest_done(&s.head, &s.xprt[1]) == &s.xprt[1],
+	      "1 queued at 10 ms waits 20 ms, longer than 15 ms idle");
+	s.xprt[1].service_ns = 18 * MS;
+	s.xprt[0].service_ns = 8 * MS;
+	CHECK(rpc_xprt_soonest_done(&s.head, &s.xprt[0]) == &s.xprt[1],
+	      "18 ms is within an eighth of 16 ms: a tie, taken in turn");
+	s.xprt[1].service_ns = 18 * MS + 1;
+	CHECK(rpc_xprt_soonest_done(&s.head, &s.xprt[0]) == &s.xprt[0],
+	      "18 ms + 1 ns is past the eighth");
 }
 
 /* Equal estimates take turns from the last pick; unusable ones are
@@ -379,6 +430,7 @@ static void test_turns_and_unusable(void)
 int main(void)
 {
 	test_record();
+	test_untimed_and_band();
 	test_turns_and_unusable();
 	test_unequal_usage();
 	test_equal_paths();

@@ -4,16 +4,17 @@
 # Path policies on unequal links.  The four paths (client ethK to server
 # ethK, remoteports_offset=0) are capped 4:2:1:1 on both guests' egress
 # (no drops: see tbf_args in lib.sh); the same transfer then runs with
-# pathpolicy=round-robin and with pathpolicy=queue-depth, in turn, three
+# pathpolicy=round-robin, queue-depth and service-time, in turn, three
 # times each.  It is two O_DIRECT streams, each with one request of the
 # mount's wsize in flight: with few requests in flight, round-robin hands
-# the slow links as many as the fast ones, and queue-depth, which breaks
-# ties of queue length by the paths' round trips, should not.
-# Proves: no path goes down for being slow; queue-depth gives the fast
-# links at least 10 points more of the bytes than round-robin does
-# (medians); /proc/mounts and the sysfs policy file of the transport switch
-# show the policy in force; writing the sysfs file changes it at run time;
-# a bad policy is refused with EINVAL.
+# the slow links as many as the fast ones; queue-depth, which breaks ties
+# of queue length by the paths' round trips, and service-time, which
+# weighs queues by how long the paths take a request, should not.
+# Proves: no path goes down for being slow; queue-depth and service-time
+# each give the fast links at least 10 points more of the bytes than
+# round-robin does (medians); /proc/mounts and the sysfs policy file of
+# the transport switch show the policy in force; writing the sysfs file
+# changes it at run time; a bad policy is refused with EINVAL.
 
 . ./lib.sh
 
@@ -88,19 +89,26 @@ median() {
 # Compare the medians of ROUNDS alternating transfers each, not one of each.
 rr_all=""
 qd_all=""
+st_all=""
 for r in $(seq 1 $ROUNDS); do
 	transfer round-robin
 	rr_all="$rr_all $(fast_share "$SHARES")"
 	transfer queue-depth
 	qd_all="$qd_all $(fast_share "$SHARES")"
+	transfer service-time
+	st_all="$st_all $(fast_share "$SHARES")"
 done
 rr_fast=$(echo $rr_all | tr ' ' '\n' | median)
 qd_fast=$(echo $qd_all | tr ' ' '\n' | median)
-log "fast links carried (%):$rr_all with round-robin,$qd_all with queue-depth (by caps: 75)"
-log "medians: round-robin $rr_fast %, queue-depth $qd_fast %"
+st_fast=$(echo $st_all | tr ' ' '\n' | median)
+log "fast links carried (%):$rr_all with round-robin,$qd_all with queue-depth," \
+	"$st_all with service-time (by caps: 75)"
+log "medians: round-robin $rr_fast %, queue-depth $qd_fast %, service-time $st_fast %"
 [ "$qd_fast" -ge $((rr_fast + 10)) ] ||
 	fail "queue-depth did not give the fast links 10 points more than round-robin"
-log "ok: queue-depth gives the fast links more bytes than round-robin"
+[ "$st_fast" -ge $((rr_fast + 10)) ] ||
+	fail "service-time did not give the fast links 10 points more than round-robin"
+log "ok: queue-depth and service-time give the fast links more bytes than round-robin"
 
 log "--- switching at run time"
 nfs_mount "$OPTS,pathpolicy=round-robin"
@@ -116,6 +124,9 @@ case "$err" in
 *) fail "an unknown policy is refused, but not with EINVAL: $err" ;;
 esac
 [ "$(cat "$sw/policy")" = queue-depth ] || fail "a refused write changed the policy"
+echo service-time >"$sw/policy" || fail "cannot write service-time to $sw/policy"
+[ "$(mount_opt pathpolicy)" = service-time ] ||
+	fail "/proc/mounts did not follow the change to service-time"
 log "ok: sysfs switches the policy and refuses unknown ones"
 nfs_umount
 

@@ -16,6 +16,7 @@ struct rpc_xprt {
 	unsigned long		state;
 	atomic_long_t		queuelen;
 	unsigned long		rtt_avg;
+	int			queue_lock;	/* only its address is taken */
 	ktime_t			service_last;
 	unsigned long		service_stamp;
 	unsigned int		service_ns;
