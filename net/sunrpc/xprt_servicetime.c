@@ -69,13 +69,15 @@ void rpc_xprt_record_service(struct rpc_xprt *xprt, ktime_t sent,
 			     ktime_t rtt)
 {
 	ktime_t now = ktime_add(sent, rtt);
-	ktime_t start = ktime_after(xprt->service_last, sent) ?
-			xprt->service_last : sent;
-	unsigned int avg = xprt->service_ns;
 	unsigned long stamp = jiffies;
+	unsigned int avg;
+	ktime_t start;
 	u64 ns;
 
 	lockdep_assert_held(&xprt->queue_lock);
+	start = ktime_after(xprt->service_last, sent) ? xprt->service_last :
+							 sent;
+	avg = xprt->service_ns;
 	if (!ktime_after(now, start))
 		return;
 	ns = min_t(u64, ktime_to_ns(ktime_sub(now, start)), UINT_MAX);
