@@ -46,6 +46,7 @@
  * and the least busy of them
  */
 struct rpc_xprt_near {
+	int		node;
 	unsigned int	nnear;
 	long		near_sum;
 	struct rpc_xprt	*least;
@@ -73,6 +74,7 @@ static bool rpc_xprt_keep_near(struct list_head *head, int node,
 	long near_least = LONG_MAX, far_least = LONG_MAX;
 	struct rpc_xprt *pos;
 
+	near->node = node;
 	near->nnear = 0;
 	near->near_sum = 0;
 	near->least = NULL;
@@ -98,31 +100,26 @@ static bool rpc_xprt_keep_near(struct list_head *head, int node,
 	return !rpc_xprt_crowded(near_least, far_least);
 }
 
+static bool rpc_xprt_near_turn(const struct rpc_xprt *xprt, const void *ctx)
+{
+	const struct rpc_xprt_near *near = ctx;
+
+	return xprt_is_active(xprt) && rpc_xprt_is_near(xprt, near->node) &&
+	       atomic_long_read(&xprt->queuelen) * near->nnear <=
+	       near->near_sum;
+}
+
 /* Round-robin among the near transports: the first after @cur, wrapping
  * around, that holds no more than their average of tasks (as round-robin
  * over all transports does).  When the queues changed under the walks so
  * that none qualifies, the least busy one seen.
  */
 static struct rpc_xprt *rpc_xprt_next_near(struct list_head *head,
-					   const struct rpc_xprt *cur, int node,
+					   const struct rpc_xprt *cur,
 					   const struct rpc_xprt_near *near)
 {
-	struct rpc_xprt *pos, *first = NULL;
-	bool past_cur = false;
-
-	list_for_each_entry_rcu(pos, head, xprt_switch) {
-		if (xprt_is_active(pos) && rpc_xprt_is_near(pos, node) &&
-		    atomic_long_read(&pos->queuelen) * near->nnear <=
-		    near->near_sum) {
-			if (past_cur)
-				return pos;
-			if (!first)
-				first = pos;
-		}
-		if (pos == cur)
-			past_cur = true;
-	}
-	return first ?: near->least;
+	return rpc_xprt_next_turn(head, cur, rpc_xprt_near_turn, near) ?:
+	       near->least;
 }
 
 /**
@@ -157,7 +154,7 @@ struct rpc_xprt *rpc_xprt_pick_near(struct list_head *head,
 		pos = rpc_xprt_least_queued_if(head, cur, rpc_xprt_is_near,
 					       node);
 	else
-		pos = rpc_xprt_next_near(head, cur, node, &near);
+		pos = rpc_xprt_next_near(head, cur, &near);
 	WRITE_ONCE(cursors[node], pos);
 	return pos;
 }

@@ -25,6 +25,40 @@ static inline bool rpc_xprt_fast_enough(const struct rpc_xprt *xprt,
 	return !rtt || rtt - rtt / 5 <= fastest;
 }
 
+/* Which transports may take the next turn; @ctx is the caller's */
+typedef bool (*rpc_xprt_turn_t)(const struct rpc_xprt *xprt, const void *ctx);
+
+/**
+ * rpc_xprt_next_turn - the transport whose turn it is among some
+ * @head: the transports of a switch, walked under rcu_read_lock()
+ * @cur: the transport picked last time, or NULL
+ * @ok: which transports qualify; a constant, so that it is inlined and
+ *      the walk makes no indirect call
+ * @ctx: passed to @ok
+ *
+ * Return: the first transport after @cur for which @ok(xprt, @ctx) is
+ * true, wrapping around; NULL when none is.
+ */
+static __always_inline struct rpc_xprt *
+rpc_xprt_next_turn(struct list_head *head, const struct rpc_xprt *cur,
+		   rpc_xprt_turn_t ok, const void *ctx)
+{
+	struct rpc_xprt *pos, *first = NULL;
+	bool past_cur = false;
+
+	list_for_each_entry_rcu(pos, head, xprt_switch) {
+		if (ok(pos, ctx)) {
+			if (past_cur)
+				return pos;
+			if (!first)
+				first = pos;
+		}
+		if (pos == cur)
+			past_cur = true;
+	}
+	return first;
+}
+
 static __always_inline bool rpc_xprt_least_usable(const struct rpc_xprt *xprt,
 						  rpc_xprt_usable_t usable,
 						  int arg)

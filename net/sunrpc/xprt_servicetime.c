@@ -39,6 +39,7 @@
 #include <linux/sunrpc/xprt.h>
 #include <linux/sunrpc/xprtmultipath.h>
 
+#include "xprt_queuedepth.h"
 #include "xprt_servicetime.h"
 
 /* An estimate older than this is stale */
@@ -123,6 +124,20 @@ static struct rpc_xprt *rpc_xprt_soonest(struct list_head *head,
 	return soonest;
 }
 
+/* What the transports whose turn it may be must not exceed */
+struct rpc_xprt_service_band {
+	unsigned long	now;
+	u64		most;
+};
+
+static bool rpc_xprt_in_band(const struct rpc_xprt *xprt, const void *ctx)
+{
+	const struct rpc_xprt_service_band *band = ctx;
+
+	return xprt_is_active(xprt) &&
+	       rpc_xprt_expected(xprt, band->now) <= band->most;
+}
+
 /**
  * rpc_xprt_soonest_done - pick the transport expected to complete soonest
  * @head: the transports of a switch, walked under rcu_read_lock()
@@ -135,25 +150,15 @@ static struct rpc_xprt *rpc_xprt_soonest(struct list_head *head,
 struct rpc_xprt *rpc_xprt_soonest_done(struct list_head *head,
 				       const struct rpc_xprt *cur)
 {
-	unsigned long now = jiffies;
-	struct rpc_xprt *pos, *soonest, *first = NULL;
-	bool past_cur = false;
+	struct rpc_xprt_service_band band = { .now = jiffies };
+	struct rpc_xprt *soonest;
 	u64 least;
 
-	soonest = rpc_xprt_soonest(head, now, &least);
+	soonest = rpc_xprt_soonest(head, band.now, &least);
 	if (!soonest)
 		return NULL;
-	least += min(least >> RPC_SERVICE_SLACK, U64_MAX - 1 - least);
-	list_for_each_entry_rcu(pos, head, xprt_switch) {
-		if (xprt_is_active(pos) && rpc_xprt_expected(pos, now) <= least) {
-			if (past_cur)
-				return pos;
-			if (!first)
-				first = pos;
-		}
-		if (pos == cur)
-			past_cur = true;
-	}
+	band.most = least + min(least >> RPC_SERVICE_SLACK, U64_MAX - 1 - least);
 	/* Queues changed under the walk: the soonest one seen will do */
-	return first ?: soonest;
+	return rpc_xprt_next_turn(head, cur, rpc_xprt_in_band, &band) ?:
+	       soonest;
 }
